@@ -1,0 +1,85 @@
+#include "device_info.hpp"
+
+#include <cuda_runtime.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cuda_check.hpp"
+
+namespace common {
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line) {
+  std::ostringstream msg;
+  msg << "CUDA error " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") in " << expr << " at "
+      << file << ":" << line;
+  throw CudaError(code, msg.str());
+}
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return count;
+}
+
+namespace {
+
+// The kernel module's version file names the driver release; the runtime API only
+// knows the CUDA version the driver supports.
+std::string driver_release(int cuda_driver_version) {
+  std::ifstream file("/proc/driver/nvidia/version");
+  std::string line;
+  if (file && std::getline(file, line)) {
+    std::smatch match;
+    if (std::regex_search(line, match, std::regex(R"((\d+\.\d+(\.\d+)?))"))) return match[1].str();
+  }
+  return "CUDA driver API " + std::to_string(cuda_driver_version / 1000) + "." +
+         std::to_string((cuda_driver_version % 1000) / 10);
+}
+
+int attribute(cudaDeviceAttr attr, int ordinal) {
+  int value = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, ordinal));
+  return value;
+}
+
+}  // namespace
+
+DeviceInfo query_device(int ordinal) {
+  const int count = cuda_device_count();
+  if (count == 0) throw NoDeviceError("No CUDA device was found: this program needs an NVIDIA GPU and its driver.");
+  if (ordinal < 0 || ordinal >= count)
+    throw NoDeviceError("CUDA device " + std::to_string(ordinal) + " does not exist (found " + std::to_string(count) +
+                        ").");
+  CUDA_CHECK(cudaSetDevice(ordinal));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.max_threads_per_block = prop.maxThreadsPerBlock;
+  info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  info.warp_size = prop.warpSize;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  info.global_mem_bytes = prop.totalGlobalMem;
+  info.shared_mem_per_block = prop.sharedMemPerBlock;
+  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+  info.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+  CUDA_CHECK(cudaRuntimeGetVersion(&info.cuda_runtime_version));
+  CUDA_CHECK(cudaDriverGetVersion(&info.cuda_driver_version));
+  info.driver = driver_release(info.cuda_driver_version);
+  return info;
+}
+
+void device_memory(std::size_t& free_bytes, std::size_t& total_bytes) {
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
+}  // namespace common

@@ -1,0 +1,58 @@
+// CUDA-event timing of one piece of enqueued GPU work.
+//
+// Every timed repetition is: flush the L2 (a memset of twice its size, outside the
+// events), record start, enqueue the work, record stop, wait. The work must be
+// everything that produces the answer and nothing else. The number of repetitions
+// adapts to the work's speed: at most `reps`, at least `min_reps`, and no more than
+// fit in `budget_ms` (a row whose repetitions were cut is marked `capped`).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+
+#include "device_buffer.hpp"
+#include "stats.hpp"
+
+namespace common {
+
+struct TimingOptions {
+  int reps = 100;           // repetitions wanted
+  int min_reps = 3;         // never fewer, whatever the budget
+  double budget_ms = 1000;  // wall-clock budget per measured item
+  int warmup = 1;           // untimed runs first
+  bool flush_l2 = true;     // --warm-l2 turns this off
+};
+
+struct Timing {
+  Stats us;          // per-repetition time in microseconds
+  int reps_run = 0;  // how many repetitions were timed
+  bool capped = false;
+};
+
+// Evicts the input from L2 by writing a buffer of at least twice the L2 size.
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes);
+  void flush(cudaStream_t stream);
+  std::size_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  DeviceBuffer<unsigned char> buffer_;
+  unsigned char value_ = 0;
+};
+
+// Bytes the flush buffer takes for a given L2 size.
+std::size_t l2_flush_bytes(std::size_t l2_bytes);
+
+using GpuWork = std::function<void(cudaStream_t)>;
+
+// Times `work` on `stream`. `flusher` may be null when options.flush_l2 is false.
+Timing time_gpu_work(const GpuWork& work, cudaStream_t stream, const TimingOptions& options, L2Flusher* flusher);
+
+// Number of repetitions to run given the cost of one (including the flush), clamped
+// to [min_reps, reps] (pure, tested on the host).
+int planned_repetitions(double one_rep_ms, const TimingOptions& options);
+
+}  // namespace common

@@ -1,0 +1,56 @@
+// Reference sums and the tolerance model every result is checked against.
+//
+// Tolerance model. Summing floats x_1..x_n in any order in which no element passes
+// through more than d float additions gives a result s' with
+//     |s' - s| <= gamma(d) * sum |x_i|,   gamma(d) = d u / (1 - d u),   u = 2^-24
+// (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2).
+// The depth d is a property of the summation order, so each stage states it:
+//   - a tree over n values:                     d = ceil(log2 n)
+//   - each of T threads first adds k values:    d = k + ceil(log2 T)
+//   - one running sum over n values (one thread,
+//     or n atomics into one address):           d = n
+// The double-precision reference of the same float inputs adds its own error,
+// at most gamma_double(n) * sum |x_i|, which the tolerance also includes.
+// A NaN reference requires a NaN result; an infinite reference requires the same
+// infinity.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace common {
+
+struct Reference {
+  double sum = 0.0;
+  double sum_abs = 0.0;  // sum of |x_i|, the scale of every error bound
+};
+
+// Sum in double, in fixed chunks whose order does not depend on the thread count.
+Reference reference_sum(const std::vector<float>& x);
+
+// Depths of the common summation orders (see above).
+std::size_t tree_depth(std::size_t n);
+std::size_t blocked_depth(std::size_t n, std::size_t threads);
+std::size_t sequential_depth(std::size_t n);
+
+// gamma(d) for float (u = 2^-24) and double (u = 2^-53).
+double gamma_float(std::size_t depth);
+double gamma_double(std::size_t depth);
+
+struct Check {
+  bool ok = false;
+  double abs_error = 0.0;
+  double rel_error = 0.0;  // |result - sum| / |sum|; NaN when sum is 0 or not finite
+  double tolerance = 0.0;  // allowed |result - sum|
+  std::string detail;      // why it failed, empty when ok
+};
+
+Check check_sum(float result, const Reference& ref, std::size_t depth, std::size_t n);
+
+// A float bit pattern no correct sum of our inputs produces by chance; written into
+// the output before every checked run so an unwritten result can never pass.
+float poison_value();
+bool is_poison(float value);
+
+}  // namespace common

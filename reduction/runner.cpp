@@ -1,0 +1,440 @@
+#include "runner.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "inputs.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+namespace reduction {
+namespace {
+
+struct Options {
+  std::uint64_t n = std::uint64_t{1} << 24;
+  std::vector<std::uint64_t> sweep;  // non-empty: --sweep sizes
+  std::string stages;
+  std::optional<int> block;
+  std::string csv;
+  std::string json;
+  bool warm_l2 = false;
+  bool list = false;
+  bool run_once = false;
+  std::string pattern = "uniform";
+  std::uint64_t seed = 1;
+  int device = 0;
+  common::TimingOptions timing;
+};
+
+// "lo:hi" (every power of two from lo to hi) or "lo:hi:factor".
+std::vector<std::uint64_t> parse_sweep(const std::string& text) {
+  const auto first = text.find(':');
+  if (first == std::string::npos)
+    throw common::UsageError("--sweep '" + text +
+                             "' is not a range: write LO:HI (for example 2^10:2^30) or LO:HI:FACTOR.");
+  const auto second = text.find(':', first + 1);
+  const std::uint64_t lo = common::parse_count(text.substr(0, first), "--sweep start");
+  const std::uint64_t hi = common::parse_count(
+      text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1), "--sweep end");
+  const std::uint64_t factor =
+      second == std::string::npos
+          ? 2
+          : static_cast<std::uint64_t>(common::parse_int(text.substr(second + 1), "--sweep factor", 2, 1024));
+  if (lo > hi) throw common::UsageError("--sweep '" + text + "': the start is larger than the end.");
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t v = lo; v <= hi; v *= factor) {
+    sizes.push_back(v);
+    if (v > hi / factor) break;
+  }
+  return sizes;
+}
+
+struct Row {
+  const Stage* stage = nullptr;
+  int block = 0;
+  LaunchPlan plan;
+  common::Check check;
+  float result = 0.0f;
+  bool timed = false;
+  common::Timing timing;
+};
+
+// One row's run: plan, scratch, one checked run, then the timed repetitions.
+class StageRunner {
+ public:
+  StageRunner(const common::DeviceInfo& device, const Options& options, cudaStream_t stream, common::L2Flusher* flusher)
+      : device_(device), options_(options), stream_(stream), flusher_(flusher), out_(1) {}
+
+  int block_for(const Stage& s) const {
+    if (!s.blocks.configurable) return 0;
+    if (options_.block) return *options_.block;
+    return std::min(s.blocks.preferred, max_block_for(s, device_.max_threads_per_block));
+  }
+
+  LaunchPlan plan_for(const Stage& s, std::size_t n) const { return s.plan(n, block_for(s), device_); }
+
+  Row run(const Stage& s, const float* input, std::size_t n, const common::Reference& ref) {
+    Row row;
+    row.stage = &s;
+    row.block = block_for(s);
+    row.plan = plan_for(s, n);
+    common::DeviceBuffer<unsigned char> scratch(row.plan.scratch_bytes);
+    StageArgs args;
+    args.in = input;
+    args.n = n;
+    args.out = out_.get();
+    args.scratch = scratch.get();
+    args.scratch_bytes = row.plan.scratch_bytes;
+    args.block = row.block;
+    args.grid = row.plan.grid;
+    args.stream = stream_;
+
+    // Checked run: poison the output, run once, read the answer back.
+    const float poison = common::poison_value();
+    CUDA_CHECK(cudaMemcpyAsync(out_.get(), &poison, sizeof poison, cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const auto t0 = std::chrono::steady_clock::now();
+    nvtxRangePushA(s.id);
+    s.launch(args);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    nvtxRangePop();
+    const double checked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CUDA_CHECK(cudaMemcpy(&row.result, out_.get(), sizeof(float), cudaMemcpyDeviceToHost));
+    row.check = common::check_sum(row.result, ref, row.plan.error_depth, n);
+    if (!row.check.ok || options_.run_once) return row;
+
+    // The checked run warmed everything up; a slow row needs no second warm-up.
+    common::TimingOptions timing = options_.timing;
+    timing.flush_l2 = !options_.warm_l2;
+    if (checked_ms > 100.0) timing.warmup = 0;
+    const std::string range = std::string(s.id) + " (timed)";
+    nvtxRangePushA(range.c_str());
+    row.timing = common::time_gpu_work([&](cudaStream_t) { s.launch(args); }, stream_, timing, flusher_);
+    nvtxRangePop();
+    row.timed = true;
+    return row;
+  }
+
+ private:
+  const common::DeviceInfo& device_;
+  const Options& options_;
+  cudaStream_t stream_;
+  common::L2Flusher* flusher_;
+  common::DeviceBuffer<float> out_;
+};
+
+double ratio(double num, double den) { return (den > 0.0 && num > 0.0) ? num / den : NAN; }
+
+common::Record make_record(const Row& r, std::size_t n, double reference, const common::DeviceInfo& d, double t01,
+                           double t_prev, double t_cub) {
+  using common::number_field;
+  using common::text_field;
+  const Stage& s = *r.stage;
+  const double us = r.timed ? r.timing.us.median : NAN;
+  const double gbs = r.timed ? static_cast<double>(n) * sizeof(float) / (us * 1e-6) / 1e9 : NAN;
+  std::string reps = "-";
+  if (r.timed) reps = std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "");
+  std::string check = r.check.ok ? "ok" : "FAIL";
+  return {
+      number_field("n", static_cast<double>(n)),
+      text_field("key", stage_key(s)),
+      text_field("id", s.id),
+      text_field("stage", s.title),
+      text_field("kind", s.kind == Kind::stage ? "stage" : "baseline"),
+      s.blocks.configurable ? number_field("block", r.block) : text_field("block", "-"),
+      number_field("grid", r.plan.grid > 0 ? static_cast<double>(r.plan.grid) : NAN),
+      text_field("reps", reps),
+      number_field("median_us", us),
+      number_field("min_us", r.timed ? r.timing.us.min : NAN),
+      number_field("max_us", r.timed ? r.timing.us.max : NAN),
+      number_field("gbs", gbs),
+      number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
+      number_field("speedup_vs_01", ratio(t01, us)),
+      number_field("vs_previous", ratio(t_prev, us)),
+      number_field("vs_cub", ratio(t_cub, us)),
+      number_field("result", static_cast<double>(r.result)),
+      number_field("reference", reference),
+      number_field("abs_error", r.check.abs_error),
+      number_field("rel_error", r.check.rel_error),
+      number_field("tolerance", r.check.tolerance),
+      text_field("check", check),
+      text_field("deterministic", s.deterministic ? "yes" : "no"),
+      text_field("single_launch", s.single_launch ? "yes" : "no"),
+      number_field("book_v100_ms", s.book_v100_ms),
+  };
+}
+
+std::vector<common::Column> table_columns(bool sweep) {
+  std::vector<common::Column> cols;
+  if (sweep) cols.push_back({"n_text", "n", 7, 0, false});
+  cols.insert(cols.end(), {
+                              {"key", "#", 18, 0, true},
+                              {"stage", "stage", 26, 0, true},
+                              {"block", "block", 5, 0, false},
+                              {"reps", "reps", 5, 0, false},
+                              {"median_us", "median-us", 10, 1, false},
+                              {"gbs", "GB/s", 7, 0, false},
+                              {"pct_peak", "%peak", 6, 1, false},
+                              {"speedup_vs_01", "vs-01", 7, 1, false},
+                              {"vs_previous", "vs-prev", 7, 2, false},
+                              {"vs_cub", "vs-CUB", 6, 2, false},
+                              {"rel_error", "rel-error", 9, 1, false},
+                              {"check", "check", 5, 0, false},
+                          });
+  if (!sweep) cols.push_back({"book_v100_ms", "V100-ms*", 8, 3, false});
+  return cols;
+}
+
+std::string format_bytes(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  if (bytes >= 1 << 30)
+    s << bytes / (1 << 30) << " GiB";
+  else if (bytes >= 1 << 20)
+    s << bytes / (1 << 20) << " MiB";
+  else if (bytes >= 1 << 10)
+    s << bytes / (1 << 10) << " KiB";
+  else
+    s << bytes << " B";
+  return s.str();
+}
+
+int run(const Options& opt, const std::vector<const Stage*>& selected) {
+  const common::DeviceInfo device = common::query_device(opt.device);
+
+  // Everything that can be refused is refused before any work or output.
+  for (const Stage* s : selected) {
+    if (opt.block && s->blocks.configurable) {
+      const std::string err = block_size_error(*s, *opt.block, device.max_threads_per_block);
+      if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
+    }
+  }
+  const std::vector<std::uint64_t> sizes = opt.sweep.empty() ? std::vector<std::uint64_t>{opt.n} : opt.sweep;
+  const std::uint64_t n_max = *std::max_element(sizes.begin(), sizes.end());
+  for (const Stage* s : selected)
+    if (n_max > s->max_n)
+      throw common::UsageError("--n " + common::format_count(n_max) + " is larger than stage " + stage_key(*s) + " (" +
+                               s->id + ") supports (at most " + std::to_string(s->max_n) + " elements).");
+
+  const Stage* cub = find_stage("cub");
+  std::vector<const Stage*> measured = selected;
+  const bool compare_cub = !opt.run_once && cub != nullptr;
+  if (compare_cub && std::find(measured.begin(), measured.end(), cub) == measured.end()) measured.push_back(cub);
+
+  common::CudaStream stream;
+  StageRunner probe(device, opt, stream.get(), nullptr);
+  std::size_t largest_scratch = 0;
+  for (const Stage* s : measured) largest_scratch = std::max(largest_scratch, probe.plan_for(*s, n_max).scratch_bytes);
+  const std::size_t flush_bytes = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
+  const std::size_t input_bytes = n_max * sizeof(float);
+  const std::size_t needed = input_bytes + largest_scratch + flush_bytes + (std::size_t{1} << 20);
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  common::device_memory(free_bytes, total_bytes);
+  if (needed > free_bytes)
+    throw common::UsageError("n = " + common::format_count(n_max) + " needs " + std::to_string(needed) +
+                             " bytes of GPU memory (input " + std::to_string(input_bytes) + ", scratch " +
+                             std::to_string(largest_scratch) + ", L2 flush buffer " + std::to_string(flush_bytes) +
+                             ") but only " + std::to_string(free_bytes) + " bytes are free on " + device.name + ".");
+
+  const common::Pattern pattern = common::parse_pattern(opt.pattern);
+  if (n_max >= (std::uint64_t{1} << 26))
+    std::cerr << "generating " << common::format_count(n_max) << " " << opt.pattern << " floats (seed " << opt.seed
+              << ") and their double-precision reference..." << std::endl;
+  const std::vector<float> host = common::make_input(pattern, opt.seed, n_max);
+  common::DeviceBuffer<float> input(n_max);
+  CUDA_CHECK(cudaMemcpy(input.get(), host.data(), input.bytes(), cudaMemcpyHostToDevice));
+
+  std::unique_ptr<common::L2Flusher> flusher;
+  if (flush_bytes > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes);
+  StageRunner runner(device, opt, stream.get(), flusher.get());
+
+  common::Metadata meta = common::base_metadata(device);
+  meta.push_back({"n", opt.sweep.empty() ? std::to_string(opt.n) : "sweep"});
+  meta.push_back({"pattern", opt.pattern});
+  meta.push_back({"seed", std::to_string(opt.seed)});
+  meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
+  meta.push_back({"min_reps", std::to_string(opt.timing.min_reps)});
+  meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
+  meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
+  meta.push_back({"timing", "CUDA events around the launcher, median of the repetitions"});
+
+  if (opt.run_once) {
+    // For profilers: exactly one checked launch of each stage, nothing timed.
+    const std::size_t n = opt.n;
+    const std::vector<float> prefix(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n));
+    const common::Reference ref = common::reference_sum(prefix);
+    bool all_ok = true;
+    for (const Stage* s : selected) {
+      const Row r = runner.run(*s, input.get(), n, ref);
+      std::cout << stage_key(*s) << " " << s->id << ": sum " << r.result << " (reference " << ref.sum << ") "
+                << (r.check.ok ? "ok" : "FAIL: " + r.check.detail) << "\n";
+      all_ok = all_ok && r.check.ok;
+    }
+    return all_ok ? 0 : 1;
+  }
+
+  std::cout << "GPU reduction stages on " << device.name << " (sm_" << device.cc_major << device.cc_minor << ", "
+            << device.sm_count << " SMs, " << format_bytes(static_cast<double>(device.l2_bytes)) << " L2, theoretical "
+            << static_cast<long>(device.peak_bandwidth_gbs()) << " GB/s), driver " << device.driver << "\n";
+  if (opt.sweep.empty())
+    std::cout << "n = " << common::format_count(opt.n) << " floats (" << format_bytes(static_cast<double>(opt.n) * 4)
+              << "), ";
+  else
+    std::cout << "sweep of " << sizes.size() << " sizes from " << common::format_count(sizes.front()) << " to "
+              << common::format_count(sizes.back()) << ", ";
+  std::cout << opt.pattern << " inputs (seed " << opt.seed << "), median of up to " << opt.timing.reps
+            << " repetitions per row, L2 " << (opt.warm_l2 ? "warm (not flushed)" : "flushed before each repetition")
+            << "\n\n";
+
+  const bool sweep = !opt.sweep.empty();
+  common::TablePrinter table(std::cout, table_columns(sweep));
+  table.header();
+  std::vector<common::Record> records;
+  bool all_ok = true;
+  bool any_capped = false;
+  for (const std::uint64_t n : sizes) {
+    const std::vector<float> prefix =
+        n == n_max ? std::vector<float>()
+                   : std::vector<float>(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n));
+    const common::Reference ref = common::reference_sum(n == n_max ? host : prefix);
+
+    // CUB first, so every row can be compared with it as it is printed.
+    std::optional<Row> cub_row;
+    if (compare_cub) cub_row = runner.run(*cub, input.get(), n, ref);
+    const double t_cub = cub_row && cub_row->timed ? cub_row->timing.us.median : NAN;
+
+    double t01 = NAN;
+    double t_prev = NAN;
+    bool baselines_started = false;
+    for (const Stage* s : selected) {
+      const Row r = (s == cub && cub_row) ? *cub_row : runner.run(*s, input.get(), n, ref);
+      const double us = r.timed ? r.timing.us.median : NAN;
+      if (s->kind == Kind::stage && s->number == 1) t01 = us;
+      if (s->kind == Kind::baseline && !baselines_started && !sweep) {
+        baselines_started = true;
+        table.rule();
+      }
+      common::Record rec = make_record(r, n, ref.sum, device, t01, s->kind == Kind::stage ? t_prev : NAN, t_cub);
+      if (sweep) rec.insert(rec.begin(), common::text_field("n_text", common::format_count(n)));
+      table.row(rec);
+      if (sweep) rec.erase(rec.begin());
+      if (!r.check.ok) std::cout << "  " << stage_key(*s) << " failed its check: " << r.check.detail << "\n";
+      if (s->kind == Kind::stage) t_prev = us;
+      all_ok = all_ok && r.check.ok;
+      any_capped = any_capped || (r.timed && r.timing.capped);
+      records.push_back(std::move(rec));
+    }
+    if (sweep) table.rule();
+  }
+
+  std::cout << "\nGB/s = n x 4 bytes / median time; %peak against the theoretical "
+            << static_cast<long>(device.peak_bandwidth_gbs())
+            << " GB/s; vs-CUB = CUB's median time / this row's (above 1 is faster than CUB).\n";
+  if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
+  if (!sweep)
+    std::cout << "V100-ms*: the book's published Tesla V100 times at n = 2^24, historical; they were measured with a "
+                 "64 MiB memcpy inside the timed loop and are not comparable.\n";
+
+  if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
+  if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
+  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int reduce_main(int argc, const char* const* argv, const char* program, const char* preselected) {
+  Options opt;
+  opt.stages = preselected != nullptr ? std::string(preselected) + ",cub" : "all";
+  common::ArgParser args(program, preselected != nullptr
+                                      ? std::string("Verifies and times reduction stage ") + preselected +
+                                            " (and CUB for comparison) on the GPU."
+                                      : "Verifies and times every reduction stage and baseline on the GPU and prints "
+                                        "the table.");
+  args.option("--n", "N", "elements to sum (default 2^24); 16777216, 2^24, 16M or 64MiB",
+              [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
+  args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
+              [&](const std::string& v) { opt.sweep = parse_sweep(v); });
+  args.option("--stages", "LIST", "stages to run: numbers (5, 05), ids, ranges (1-11), all, stages, baselines",
+              [&](const std::string& v) {
+                select_stages(v);  // validate now
+                opt.stages = v;
+              });
+  args.option("--block", "B", "threads per block for stages that take one (default: each stage's own)",
+              [&](const std::string& v) { opt.block = static_cast<int>(common::parse_int(v, "--block", 1, 1 << 20)); });
+  args.option("--reps", "R", "timed repetitions per row, at most (default 100)", [&](const std::string& v) {
+    opt.timing.reps = static_cast<int>(common::parse_int(v, "--reps", 1, 1000000));
+  });
+  args.option("--min-reps", "R", "repetitions per row however slow it is (default 3)", [&](const std::string& v) {
+    opt.timing.min_reps = static_cast<int>(common::parse_int(v, "--min-reps", 1, 1000000));
+  });
+  args.option("--budget-ms", "MS", "time budget per row; fewer repetitions for slow rows (default 1000)",
+              [&](const std::string& v) { opt.timing.budget_ms = common::parse_double(v, "--budget-ms", 1, 3.6e6); });
+  args.option("--pattern", "P", "input pattern (default uniform): uniform, ones, mixed_signs, large, with_nan, ...",
+              [&](const std::string& v) {
+                try {
+                  common::parse_pattern(v);
+                } catch (const std::invalid_argument& e) {
+                  throw common::UsageError(std::string("--pattern: ") + e.what() + ".");
+                }
+                opt.pattern = v;
+              });
+  args.option("--seed", "S", "seed of the input (default 1)", [&](const std::string& v) {
+    opt.seed = static_cast<std::uint64_t>(common::parse_int(v, "--seed", 0, INT64_MAX));
+  });
+  args.option("--device", "D", "CUDA device ordinal (default 0)",
+              [&](const std::string& v) { opt.device = static_cast<int>(common::parse_int(v, "--device", 0, 1023)); });
+  args.option("--csv", "FILE", "also write every column and the run's metadata as CSV", [&](const std::string& v) {
+    common::require_writable(v, "--csv");
+    opt.csv = v;
+  });
+  args.option("--json", "FILE", "also write them as JSON", [&](const std::string& v) {
+    common::require_writable(v, "--json");
+    opt.json = v;
+  });
+  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
+  args.flag("--run-once", "one checked launch of each stage and nothing else (for ncu and nsys)", &opt.run_once);
+  args.flag("--list", "print the registry (key, id, kind, title, source, chapter), tab-separated, and exit", &opt.list);
+  args.epilog(
+      "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
+      "device.");
+
+  try {
+    if (!args.parse(argc, argv)) return 0;
+    if (opt.list) {
+      std::cout << registry_listing();
+      return 0;
+    }
+    if (!opt.sweep.empty() && opt.run_once) throw common::UsageError("--sweep and --run-once cannot be combined.");
+    const std::vector<const Stage*> selected = select_stages(opt.stages);
+    return run(opt, selected);
+  } catch (const common::UsageError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return common::kExitUsage;
+  } catch (const common::NoDeviceError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return common::kExitNoDevice;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace reduction

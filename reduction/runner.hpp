@@ -1,0 +1,10 @@
+// The `reduce` runner: verifies and times the registered stages and prints the table.
+// Every per-stage executable is this runner with one stage preselected.
+#pragma once
+
+namespace reduction {
+
+// `preselected` is a --stages value used when the user gives none (nullptr: all).
+int reduce_main(int argc, const char* const* argv, const char* program, const char* preselected);
+
+}  // namespace reduction

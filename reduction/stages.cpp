@@ -1,0 +1,130 @@
+// The registry: every stage and baseline, in the order of the chapters. This is the
+// only list of stages in the project; the runner, the per-stage executables, the
+// tests and the scripts (through `reduce --list`) all read it.
+// Adding a stage: a new NN_name.cu with a describe_*() function, its declaration and
+// its row below, and one add_stage() line in reduction/CMakeLists.txt.
+#include <algorithm>
+#include <sstream>
+
+#include "cli.hpp"
+#include "registry.hpp"
+
+namespace reduction {
+
+Stage describe_naive_global();
+Stage describe_shared_memory();
+Stage describe_bitwise_and();
+
+Stage describe_cub();
+Stage describe_thrust();
+Stage describe_one_thread();
+Stage describe_atomic_per_element();
+Stage describe_one_block();
+
+const std::vector<Stage>& registry() {
+  static const std::vector<Stage> stages = {
+      describe_naive_global(), describe_shared_memory(), describe_bitwise_and(),
+
+      describe_cub(),          describe_thrust(),        describe_one_thread(),  describe_atomic_per_element(),
+      describe_one_block(),
+  };
+  return stages;
+}
+
+std::string stage_key(const Stage& s) {
+  if (s.kind == Kind::baseline) return s.id;
+  std::string key = std::to_string(s.number);
+  return key.size() < 2 ? "0" + key : key;
+}
+
+int max_block_for(const Stage& s, int device_max_threads) {
+  return s.blocks.max == 0 ? device_max_threads : std::min(s.blocks.max, device_max_threads);
+}
+
+std::string block_size_error(const Stage& s, int block, int device_max_threads) {
+  if (!s.blocks.configurable) return "";
+  const int hi = max_block_for(s, device_max_threads);
+  const bool pow2 = block > 0 && (block & (block - 1)) == 0;
+  if (block >= s.blocks.min && block <= hi && (pow2 || !s.blocks.powers_of_two)) return "";
+  std::ostringstream msg;
+  msg << "block size " << block << " is not accepted by stage " << stage_key(s) << " (" << s.id << "): it takes "
+      << (s.blocks.powers_of_two ? "powers of two" : "block sizes") << " from " << s.blocks.min << " to " << hi
+      << (s.blocks.max == 0 ? " (the device limit)" : "") << ".";
+  return msg.str();
+}
+
+const Stage* find_stage(const std::string& key) {
+  const auto& all = registry();
+  bool numeric = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (numeric && key.size() <= 3) {
+    const int number = std::stoi(key);
+    for (const auto& s : all)
+      if (s.kind == Kind::stage && s.number == number) return &s;
+    return nullptr;
+  }
+  for (const auto& s : all)
+    if (key == s.id) return &s;
+  return nullptr;
+}
+
+namespace {
+
+std::string known_keys() {
+  std::string out;
+  for (const auto& s : registry()) out += (out.empty() ? "" : ", ") + stage_key(s);
+  return out;
+}
+
+}  // namespace
+
+std::vector<const Stage*> select_stages(const std::string& spec) {
+  const auto& all = registry();
+  std::vector<const Stage*> chosen;
+  auto add = [&](const Stage* s) {
+    if (std::find(chosen.begin(), chosen.end(), s) == chosen.end()) chosen.push_back(s);
+  };
+  const auto items = common::split_list(spec);
+  if (items.empty()) throw common::UsageError("--stages '" + spec + "' names no stage (known: " + known_keys() + ").");
+  for (const auto& item : items) {
+    if (item == "all") {
+      for (const auto& s : all) add(&s);
+      continue;
+    }
+    if (item == "stages" || item == "baselines") {
+      const Kind k = item == "stages" ? Kind::stage : Kind::baseline;
+      for (const auto& s : all)
+        if (s.kind == k) add(&s);
+      continue;
+    }
+    const auto dash = item.find('-');
+    if (dash != std::string::npos && dash > 0) {
+      const Stage* lo = find_stage(item.substr(0, dash));
+      const Stage* hi = find_stage(item.substr(dash + 1));
+      if (lo == nullptr || hi == nullptr || lo->kind != Kind::stage || hi->kind != Kind::stage ||
+          lo->number > hi->number)
+        throw common::UsageError("--stages range '" + item +
+                                 "' is not a range of stage numbers (known: " + known_keys() + ").");
+      for (const auto& s : all)
+        if (s.kind == Kind::stage && s.number >= lo->number && s.number <= hi->number) add(&s);
+      continue;
+    }
+    const Stage* s = find_stage(item);
+    if (s == nullptr)
+      throw common::UsageError("unknown stage '" + item + "' in --stages (known: " + known_keys() +
+                               ", or all, stages, baselines, or a range such as 1-11).");
+    add(s);
+  }
+  // Keep the registry's order whatever order they were named in.
+  std::sort(chosen.begin(), chosen.end(), [&](const Stage* a, const Stage* b) { return a < b; });
+  return chosen;
+}
+
+std::string registry_listing() {
+  std::ostringstream out;
+  for (const auto& s : registry())
+    out << stage_key(s) << '\t' << s.id << '\t' << (s.kind == Kind::stage ? "stage" : "baseline") << '\t' << s.title
+        << '\t' << s.source << '\t' << s.chapter << '\n';
+  return out.str();
+}
+
+}  // namespace reduction
