@@ -231,7 +231,9 @@ bool ArgParser::parse(int argc, const char* const* argv) {
       continue;
     }
     if (!has_inline_value) {
-      if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value (" + spec->metavar + ").");
+      const bool next_is_option = i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) == 0;
+      if (i + 1 >= argc || next_is_option)
+        throw UsageError("option " + arg + " needs a value (" + spec->metavar + ").");
       value = argv[++i];
     }
     spec->apply(value);

@@ -19,6 +19,7 @@
 #include "device_info.hpp"
 #include "inputs.hpp"
 #include "output.hpp"
+#include "prepared_stage.hpp"
 #include "registry.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
@@ -79,43 +80,24 @@ struct Row {
 class StageRunner {
  public:
   StageRunner(const common::DeviceInfo& device, const Options& options, cudaStream_t stream, common::L2Flusher* flusher)
-      : device_(device), options_(options), stream_(stream), flusher_(flusher), out_(1) {}
+      : device_(device), options_(options), stream_(stream), flusher_(flusher) {}
 
-  int block_for(const Stage& s) const {
-    if (!s.blocks.configurable) return 0;
-    if (options_.block) return *options_.block;
-    return std::min(s.blocks.preferred, max_block_for(s, device_.max_threads_per_block));
+  LaunchPlan plan_for(const Stage& s, std::size_t n) const {
+    return s.plan(n, effective_block(s, options_.block.value_or(0), device_), device_);
   }
 
-  LaunchPlan plan_for(const Stage& s, std::size_t n) const { return s.plan(n, block_for(s), device_); }
-
   Row run(const Stage& s, const float* input, std::size_t n, const common::Reference& ref) {
+    PreparedStage prepared(s, input, n, options_.block.value_or(0), device_, stream_);
     Row row;
     row.stage = &s;
-    row.block = block_for(s);
-    row.plan = plan_for(s, n);
-    common::DeviceBuffer<unsigned char> scratch(row.plan.scratch_bytes);
-    StageArgs args;
-    args.in = input;
-    args.n = n;
-    args.out = out_.get();
-    args.scratch = scratch.get();
-    args.scratch_bytes = row.plan.scratch_bytes;
-    args.block = row.block;
-    args.grid = row.plan.grid;
-    args.stream = stream_;
+    row.block = prepared.block();
+    row.plan = prepared.plan();
 
-    // Checked run: poison the output, run once, read the answer back.
-    const float poison = common::poison_value();
-    CUDA_CHECK(cudaMemcpyAsync(out_.get(), &poison, sizeof poison, cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
     const auto t0 = std::chrono::steady_clock::now();
     nvtxRangePushA(s.id);
-    s.launch(args);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    row.result = prepared.run_checked();
     nvtxRangePop();
     const double checked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CUDA_CHECK(cudaMemcpy(&row.result, out_.get(), sizeof(float), cudaMemcpyDeviceToHost));
     row.check = common::check_sum(row.result, ref, row.plan.error_depth, n);
     if (!row.check.ok || options_.run_once) return row;
 
@@ -125,7 +107,7 @@ class StageRunner {
     if (checked_ms > 100.0) timing.warmup = 0;
     const std::string range = std::string(s.id) + " (timed)";
     nvtxRangePushA(range.c_str());
-    row.timing = common::time_gpu_work([&](cudaStream_t) { s.launch(args); }, stream_, timing, flusher_);
+    row.timing = common::time_gpu_work([&](cudaStream_t) { prepared.launch(); }, stream_, timing, flusher_);
     nvtxRangePop();
     row.timed = true;
     return row;
@@ -136,7 +118,6 @@ class StageRunner {
   const Options& options_;
   cudaStream_t stream_;
   common::L2Flusher* flusher_;
-  common::DeviceBuffer<float> out_;
 };
 
 double ratio(double num, double den) { return (den > 0.0 && num > 0.0) ? num / den : NAN; }
@@ -241,17 +222,15 @@ int run(const Options& opt, const std::vector<const Stage*>& selected) {
   StageRunner probe(device, opt, stream.get(), nullptr);
   std::size_t largest_scratch = 0;
   for (const Stage* s : measured) largest_scratch = std::max(largest_scratch, probe.plan_for(*s, n_max).scratch_bytes);
-  const std::size_t flush_bytes = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
-  const std::size_t input_bytes = n_max * sizeof(float);
-  const std::size_t needed = input_bytes + largest_scratch + flush_bytes + (std::size_t{1} << 20);
+  MemoryNeed need;
+  need.input = n_max * sizeof(float);
+  need.scratch = largest_scratch;
+  need.flush = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   common::device_memory(free_bytes, total_bytes);
-  if (needed > free_bytes)
-    throw common::UsageError("n = " + common::format_count(n_max) + " needs " + std::to_string(needed) +
-                             " bytes of GPU memory (input " + std::to_string(input_bytes) + ", scratch " +
-                             std::to_string(largest_scratch) + ", L2 flush buffer " + std::to_string(flush_bytes) +
-                             ") but only " + std::to_string(free_bytes) + " bytes are free on " + device.name + ".");
+  const std::string shortfall = memory_shortfall(n_max, need, free_bytes, device.name);
+  if (!shortfall.empty()) throw common::UsageError(shortfall);
 
   const common::Pattern pattern = common::parse_pattern(opt.pattern);
   if (n_max >= (std::uint64_t{1} << 26))
@@ -262,7 +241,7 @@ int run(const Options& opt, const std::vector<const Stage*>& selected) {
   CUDA_CHECK(cudaMemcpy(input.get(), host.data(), input.bytes(), cudaMemcpyHostToDevice));
 
   std::unique_ptr<common::L2Flusher> flusher;
-  if (flush_bytes > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes);
+  if (need.flush > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes);
   StageRunner runner(device, opt, stream.get(), flusher.get());
 
   common::Metadata meta = common::base_metadata(device);
@@ -360,6 +339,15 @@ int run(const Options& opt, const std::vector<const Stage*>& selected) {
 
 }  // namespace
 
+std::string memory_shortfall(std::uint64_t n, const MemoryNeed& need, std::size_t free_bytes,
+                             const std::string& device) {
+  if (need.total() <= free_bytes) return "";
+  return "n = " + common::format_count(n) + " needs " + std::to_string(need.total()) + " bytes of GPU memory (input " +
+         std::to_string(need.input) + ", scratch " + std::to_string(need.scratch) + ", L2 flush buffer " +
+         std::to_string(need.flush) + ", output and slack 1048576) but only " + std::to_string(free_bytes) +
+         " bytes are free on " + device + ".";
+}
+
 int reduce_main(int argc, const char* const* argv, const char* program, const char* preselected) {
   Options opt;
   opt.stages = preselected != nullptr ? std::string(preselected) + ",cub" : "all";
@@ -424,6 +412,13 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
     }
     if (!opt.sweep.empty() && opt.run_once) throw common::UsageError("--sweep and --run-once cannot be combined.");
     const std::vector<const Stage*> selected = select_stages(opt.stages);
+    // Refuse impossible block sizes before looking for a GPU: no CUDA device takes
+    // more than 1024 threads per block. run() checks the actual device's limit.
+    if (opt.block)
+      for (const Stage* s : selected) {
+        const std::string err = block_size_error(*s, *opt.block, 1024);
+        if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
+      }
     return run(opt, selected);
   } catch (const common::UsageError& e) {
     std::cerr << program << ": " << e.what() << "\n";

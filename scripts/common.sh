@@ -1,0 +1,20 @@
+# Shared by the scripts: configure and build the project into a build directory.
+# Sourced, not run. Honours BUILD_DIR, CMAKE_ARGS (extra configure arguments) and JOBS.
+
+repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+
+configure_and_build() {
+  local root build
+  root=$(repo_root)
+  build=${BUILD_DIR:-$root/build}
+  local generator=()
+  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    # shellcheck disable=SC2086
+    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DREDUCTION_BUILD_TESTS=ON ${CMAKE_ARGS:-}
+  elif [ -n "${CMAKE_ARGS:-}" ]; then
+    # shellcheck disable=SC2086
+    cmake -S "$root" -B "$build" ${CMAKE_ARGS}
+  fi
+  cmake --build "$build" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+}

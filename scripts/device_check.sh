@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: build, run the GPU tests, print the tables, and write
+# the result files. Steps (any subset, in this order): build test table sweep sanitize.
+#   OUT=results/h200 scripts/device_check.sh build test table
+# Environment: OUT (where result files go, default results/h200), BUILD_DIR
+# (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
+# SWEEP_STAGES, and CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/
+# folder in the repository is used automatically).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${OUT:-results/h200}
+BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build test table)
+status=0
+prefix=()
+[ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+
+for step in "${steps[@]}"; do
+  echo "=== $step ==="
+  case "$step" in
+    build)
+      cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DREDUCTION_BUILD_TESTS=ON "${prefix[@]}" >"$OUT/build.log" 2>&1 &&
+        cmake --build "$BUILD_DIR" --parallel "$(nproc)" >>"$OUT/build.log" 2>&1 || {
+        tail -40 "$OUT/build.log"
+        exit 1
+      }
+      ;;
+    test)
+      ctest --test-dir "$BUILD_DIR" --output-on-failure 2>&1 | tee "$OUT/ctest.txt" | tail -25
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      ;;
+    table)
+      for k in ${TABLE_SIZES:-24 28}; do
+        "$BUILD_DIR/reduction/reduce" --n "2^$k" --csv "$OUT/reduce_2p$k.csv" 2>&1 | tee "$OUT/reduce_2p$k.txt"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      done
+      ;;
+    sweep)
+      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-cub}" \
+        --csv "$OUT/sweep.csv" 2>&1 | tee "$OUT/sweep.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      ;;
+    sanitize)
+      scripts/sanitize.sh --build "$BUILD_DIR" --out "$OUT/sanitize.txt" || status=1
+      ;;
+    *)
+      echo "unknown step '$step' (allowed: build test table sweep sanitize)" >&2
+      exit 2
+      ;;
+  esac
+done
+exit $status

@@ -1,0 +1,171 @@
+// Every registered stage and baseline, verified on the GPU: many sizes, every input
+// pattern, every block size it accepts, determinism where it is claimed.
+// The stage list comes from the registry, never from this file.
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "inputs.hpp"
+#include "prepared_stage.hpp"
+#include "registry.hpp"
+#include "verify.hpp"
+
+using common::Pattern;
+using reduction::PreparedStage;
+using reduction::Stage;
+
+namespace {
+
+const common::DeviceInfo& device() {
+  static const common::DeviceInfo info = common::query_device(0);
+  return info;
+}
+
+cudaStream_t stream() {
+  static common::CudaStream s;
+  return s.get();
+}
+
+// One input on the host and the device, with its reference; cached, since every
+// stage reads the same inputs.
+struct Input {
+  std::vector<float> host;
+  common::DeviceBuffer<float> dev;
+  common::Reference ref;
+};
+
+const Input& input(Pattern p, std::size_t n, std::uint64_t seed = 1) {
+  static std::map<std::tuple<int, std::size_t, std::uint64_t>, std::unique_ptr<Input>> cache;
+  auto& slot = cache[{static_cast<int>(p), n, seed}];
+  if (!slot) {
+    slot = std::make_unique<Input>();
+    slot->host = common::make_input(p, seed, n);
+    slot->dev = common::DeviceBuffer<float>(n);
+    CUDA_CHECK(cudaMemcpy(slot->dev.get(), slot->host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    slot->ref = common::reference_sum(slot->host);
+  }
+  return *slot;
+}
+
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> s = {
+      1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, (std::size_t{1} << 20) + 7, std::size_t{1} << 24};
+  std::mt19937_64 rng(20261120);
+  for (int i = 0; i < 4; ++i) s.push_back(1 + rng() % (std::size_t{3} << 20));
+  return s;
+}
+
+std::vector<int> accepted_blocks(const Stage& s) {
+  if (!s.blocks.configurable) return {0};
+  std::vector<int> blocks;
+  const int hi = reduction::max_block_for(s, device().max_threads_per_block);
+  for (int b = s.blocks.min; b <= hi; b = s.blocks.powers_of_two ? b * 2 : b + 32)
+    if (reduction::block_size_error(s, b, device().max_threads_per_block).empty()) blocks.push_back(b);
+  return blocks;
+}
+
+bool bitwise_equal(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The slow baselines are tested on fewer and smaller inputs so the suite stays short.
+bool is_slow(const Stage& s) {
+  return std::string(s.id) == "one_thread" || std::string(s.id) == "atomic_per_element" ||
+         std::string(s.id) == "one_block";
+}
+
+void check_stage(const Stage& s, Pattern p, std::size_t n, int block) {
+  const Input& in = input(p, n);
+  PreparedStage prepared(s, in.dev.get(), n, block, device(), stream());
+  const float result = prepared.run_checked();
+  const auto check = common::check_sum(result, in.ref, prepared.plan().error_depth, n);
+  INFO(s.id << " n=" << n << " block=" << prepared.block() << " pattern=" << common::pattern_name(p) << ": "
+            << check.detail);
+  CHECK(check.ok);
+  // Integer partial sums up to 2^24 are exact in float, so every order must give n.
+  if (p == Pattern::ones && n <= (std::size_t{1} << 24)) CHECK(result == static_cast<float>(n));
+}
+
+}  // namespace
+
+TEST_CASE("every stage is correct at every size, with its preferred block", "[gpu][stages]") {
+  for (const Stage& s : reduction::registry()) {
+    for (std::size_t n : sizes()) {
+      if (is_slow(s) && n > (std::size_t{1} << 20) + 7) continue;
+      check_stage(s, Pattern::uniform, n, 0);
+      check_stage(s, Pattern::ones, n, 0);
+    }
+  }
+}
+
+TEST_CASE("every stage handles every input pattern", "[gpu][stages][patterns]") {
+  for (const Stage& s : reduction::registry())
+    for (Pattern p : common::all_patterns())
+      for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{4097}, (std::size_t{1} << 20) + 7})
+        check_stage(s, p, n, 0);
+}
+
+TEST_CASE("every stage is correct with every block size it accepts", "[gpu][stages][blocks]") {
+  for (const Stage& s : reduction::registry()) {
+    for (int block : accepted_blocks(s)) {
+      for (std::size_t n :
+           {std::size_t{1}, std::size_t{31}, std::size_t{1025}, std::size_t{4097}, (std::size_t{1} << 20) + 7}) {
+        check_stage(s, Pattern::ones, n, block);
+        check_stage(s, Pattern::mixed_signs, n, block);
+      }
+    }
+  }
+}
+
+TEST_CASE("stages that claim determinism give bitwise-identical results", "[gpu][stages][determinism]") {
+  for (const Stage& s : reduction::registry()) {
+    if (!s.deterministic || is_slow(s)) continue;
+    for (std::size_t n : {(std::size_t{1} << 20) + 7, std::size_t{1} << 24}) {
+      const Input& in = input(Pattern::mixed_signs, n);
+      PreparedStage prepared(s, in.dev.get(), n, 0, device(), stream());
+      const float first = prepared.run_checked();
+      bool same = true;
+      for (int rep = 0; rep < 20; ++rep) same = same && bitwise_equal(prepared.run_checked(), first);
+      INFO(s.id << " n=" << n);
+      CHECK(same);
+    }
+  }
+}
+
+TEST_CASE("a missing element is caught: the checks can fail", "[gpu][harness]") {
+  // Summing n-1 of n ones gives n-1: the exact check and the tolerance both reject it.
+  const std::size_t n = 4097;
+  const Input& in = input(Pattern::ones, n);
+  for (const Stage& s : reduction::registry()) {
+    PreparedStage prepared(s, in.dev.get(), n - 1, 0, device(), stream());
+    const float result = prepared.run_checked();
+    INFO(s.id);
+    CHECK(result == static_cast<float>(n - 1));
+    CHECK_FALSE(common::check_sum(result, in.ref, prepared.plan().error_depth, n).ok);
+  }
+}
+
+TEST_CASE("stages accept any start address (offset inputs)", "[gpu][stages][alignment]") {
+  // A sub-array that starts 1..3 floats past an aligned address: vectorised stages
+  // must handle the unaligned head.
+  const std::size_t n = (std::size_t{1} << 20) + 7;
+  const Input& in = input(Pattern::uniform, n + 3);
+  for (const Stage& s : reduction::registry()) {
+    if (is_slow(s)) continue;
+    for (std::size_t offset = 1; offset <= 3; ++offset) {
+      std::vector<float> slice(in.host.begin() + static_cast<std::ptrdiff_t>(offset),
+                               in.host.begin() + static_cast<std::ptrdiff_t>(offset + n));
+      const auto ref = common::reference_sum(slice);
+      PreparedStage prepared(s, in.dev.get() + offset, n, 0, device(), stream());
+      const float result = prepared.run_checked();
+      const auto check = common::check_sum(result, ref, prepared.plan().error_depth, n);
+      INFO(s.id << " offset=" << offset << ": " << check.detail);
+      CHECK(check.ok);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// The registry's consistency: the one list every program and script reads.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "cli.hpp"
+#include "registry.hpp"
+#include "runner.hpp"
+
+using reduction::Kind;
+using reduction::registry;
+
+TEST_CASE("stages come first, numbered 1, 2, 3, ... without gaps; baselines after them", "[registry]") {
+  int expected = 1;
+  bool in_baselines = false;
+  for (const auto& s : registry()) {
+    if (s.kind == Kind::baseline) {
+      in_baselines = true;
+      CHECK(s.number == 0);
+      continue;
+    }
+    INFO(s.id);
+    CHECK_FALSE(in_baselines);
+    CHECK(s.number == expected++);
+  }
+  CHECK(expected > 3);
+}
+
+TEST_CASE("ids and keys are unique and every entry is complete", "[registry]") {
+  std::set<std::string> ids, keys;
+  for (const auto& s : registry()) {
+    INFO(s.id);
+    CHECK(ids.insert(s.id).second);
+    CHECK(keys.insert(reduction::stage_key(s)).second);
+    CHECK(s.plan != nullptr);
+    CHECK(s.launch != nullptr);
+    CHECK(std::string(s.title).size() > 0);
+    CHECK(std::string(s.title).size() <= 26);  // fits the table
+    CHECK(s.max_n > 0);
+    if (s.blocks.configurable) {
+      CHECK(s.blocks.min >= 1);
+      CHECK((s.blocks.max == 0 || s.blocks.max >= s.blocks.min));
+      CHECK(reduction::block_size_error(s, s.blocks.preferred, 1024).empty());
+    }
+  }
+}
+
+TEST_CASE("every stage's source file and chapter exist, and the file name carries its number", "[registry]") {
+  for (const auto& s : registry()) {
+    INFO(s.id);
+    CHECK(std::filesystem::exists(s.source));
+    CHECK(std::filesystem::exists(s.chapter));
+    if (s.kind == Kind::stage) {
+      const std::string file = std::filesystem::path(s.source).filename().string();
+      CHECK(file.rfind(reduction::stage_key(s) + "_", 0) == 0);
+      // Every stage is also built as its own executable.
+      std::ifstream cmake("reduction/CMakeLists.txt");
+      std::stringstream text;
+      text << cmake.rdbuf();
+      CHECK(text.str().find("add_stage(" + std::filesystem::path(s.source).stem().string() + ")") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("find_stage by number, zero-padded number and id", "[registry]") {
+  CHECK(reduction::find_stage("1") == &registry()[0]);
+  CHECK(reduction::find_stage("01") == &registry()[0]);
+  CHECK(reduction::find_stage(registry()[0].id) == &registry()[0]);
+  CHECK(reduction::find_stage("cub") != nullptr);
+  CHECK(reduction::find_stage("99") == nullptr);
+  CHECK(reduction::find_stage("foo") == nullptr);
+}
+
+TEST_CASE("select_stages: lists, ranges, groups, registry order, clear refusals", "[registry]") {
+  const auto sel = reduction::select_stages("cub,2,1");
+  REQUIRE(sel.size() == 3);
+  CHECK(sel[0]->number == 1);
+  CHECK(sel[1]->number == 2);
+  CHECK(std::string(sel[2]->id) == "cub");
+  CHECK(reduction::select_stages("all").size() == registry().size());
+  CHECK(reduction::select_stages("1-3").size() == 3);
+  for (const auto* s : reduction::select_stages("baselines")) CHECK(s->kind == Kind::baseline);
+  for (const auto* s : reduction::select_stages("stages")) CHECK(s->kind == Kind::stage);
+  const auto message = [](const std::string& spec) {
+    try {
+      reduction::select_stages(spec);
+    } catch (const common::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(message("99").find("unknown stage '99'") != std::string::npos);
+  CHECK(message("foo").find("unknown stage 'foo'") != std::string::npos);
+  CHECK(message("foo").find("cub") != std::string::npos);  // lists what exists
+  CHECK(message("3-1").find("not a range") != std::string::npos);
+  CHECK(message(",").find("names no stage") != std::string::npos);
+}
+
+TEST_CASE("block sizes: powers of two up to the device limit, with a sentence otherwise", "[registry]") {
+  const auto& s = *reduction::find_stage("02");
+  CHECK(reduction::block_size_error(s, 32, 1024).empty());
+  CHECK(reduction::block_size_error(s, 1024, 1024).empty());
+  const std::string e100 = reduction::block_size_error(s, 100, 1024);
+  CHECK(e100.find("block size 100 is not accepted by stage 02") != std::string::npos);
+  CHECK(e100.find("powers of two from 32 to 1024") != std::string::npos);
+  CHECK_FALSE(reduction::block_size_error(s, 2048, 1024).empty());
+  CHECK_FALSE(reduction::block_size_error(s, 16, 1024).empty());
+  CHECK(reduction::block_size_error(*reduction::find_stage("cub"), 100, 1024).empty());  // takes no block size
+}
+
+TEST_CASE("the listing for scripts has one tab-separated line per entry", "[registry]") {
+  std::istringstream listing(reduction::registry_listing());
+  std::string line;
+  std::size_t lines = 0;
+  while (std::getline(listing, line)) {
+    const auto& s = registry()[lines++];
+    CHECK(line.rfind(reduction::stage_key(s) + "\t" + s.id + "\t", 0) == 0);
+  }
+  CHECK(lines == registry().size());
+}
+
+TEST_CASE("a run that does not fit in GPU memory is refused with the bytes needed and free", "[registry]") {
+  reduction::MemoryNeed need;
+  need.input = std::size_t{1} << 38;
+  need.scratch = 1000;
+  need.flush = 2000;
+  const std::string msg = reduction::memory_shortfall(std::size_t{1} << 36, need, std::size_t{1} << 30, "Test GPU");
+  CHECK(msg.find("n = 2^36 needs " + std::to_string(need.total()) + " bytes") != std::string::npos);
+  CHECK(msg.find("only 1073741824 bytes are free on Test GPU") != std::string::npos);
+  CHECK(reduction::memory_shortfall(1024, reduction::MemoryNeed{4096, 0, 0}, std::size_t{1} << 30, "x").empty());
+}

@@ -1,0 +1,72 @@
+// The tolerance model and the checker.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "catch.hpp"
+#include "inputs.hpp"
+#include "verify.hpp"
+
+TEST_CASE("depths of the summation orders", "[verify]") {
+  CHECK(common::tree_depth(1) == 0);
+  CHECK(common::tree_depth(2) == 1);
+  CHECK(common::tree_depth(3) == 2);
+  CHECK(common::tree_depth(1024) == 10);
+  CHECK(common::tree_depth(1025) == 11);
+  CHECK(common::blocked_depth(1000, 10) == 100 + 4);
+  CHECK(common::blocked_depth(5, 1000) == 1 + 3);  // more threads than elements
+  CHECK(common::sequential_depth(77) == 77);
+}
+
+TEST_CASE("gamma follows d u / (1 - d u)", "[verify]") {
+  const double u = std::ldexp(1.0, -24);
+  CHECK(common::gamma_float(1) == Approx(u / (1 - u)));
+  CHECK(common::gamma_float(24) == Approx(24 * u / (1 - 24 * u)));
+  CHECK(std::isinf(common::gamma_float(std::size_t{1} << 25)));
+}
+
+TEST_CASE("reference_sum is the double sum and the sum of magnitudes", "[verify]") {
+  const std::vector<float> x = {1.5f, -2.0f, 0.25f};
+  const auto r = common::reference_sum(x);
+  CHECK(r.sum == -0.25);
+  CHECK(r.sum_abs == 3.75);
+  // Large enough to use several chunks and threads; the result must not depend on them.
+  const auto big = common::make_input(common::Pattern::ones, 1, (std::size_t{1} << 22) + 3);
+  CHECK(common::reference_sum(big).sum == static_cast<double>(big.size()));
+}
+
+TEST_CASE("check_sum accepts errors within the bound and rejects larger ones", "[verify]") {
+  common::Reference ref{1000.0, 1000.0};
+  const double tol = common::gamma_float(10) * 1000.0 + common::gamma_double(100) * 1000.0;
+  const float inside = static_cast<float>(1000.0 + tol * 0.5);
+  const float outside = std::nextafter(static_cast<float>(1000.0 + tol), 2000.0f);
+  CHECK(common::check_sum(inside, ref, 10, 100).ok);
+  const auto bad = common::check_sum(outside, ref, 10, 100);
+  CHECK_FALSE(bad.ok);
+  CHECK(bad.detail.find("tolerance") != std::string::npos);
+  CHECK(common::check_sum(1000.0f, ref, 10, 100).rel_error == 0.0);
+}
+
+TEST_CASE("check_sum: a poisoned output never passes, even if it were within tolerance", "[verify]") {
+  const float p = common::poison_value();
+  CHECK(common::is_poison(p));
+  common::Reference ref{static_cast<double>(p), std::fabs(static_cast<double>(p))};
+  const auto c = common::check_sum(p, ref, 1, 1);
+  CHECK_FALSE(c.ok);
+  CHECK(c.detail.find("poison") != std::string::npos);
+}
+
+TEST_CASE("check_sum: NaN and Inf follow IEEE addition", "[verify]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  common::Reference ref_nan{std::nan(""), 1.0};
+  common::Reference ref_inf{static_cast<double>(inf), static_cast<double>(inf)};
+  CHECK(common::check_sum(nan, ref_nan, 5, 5).ok);
+  CHECK_FALSE(common::check_sum(1.0f, ref_nan, 5, 5).ok);
+  CHECK(common::check_sum(inf, ref_inf, 5, 5).ok);
+  CHECK_FALSE(common::check_sum(-inf, ref_inf, 5, 5).ok);
+  CHECK_FALSE(common::check_sum(nan, ref_inf, 5, 5).ok);
+  common::Reference finite{3.0, 3.0};
+  CHECK_FALSE(common::check_sum(nan, finite, 5, 5).ok);
+  CHECK_FALSE(common::check_sum(inf, finite, 5, 5).ok);
+}
