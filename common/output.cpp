@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <ostream>
@@ -54,7 +55,12 @@ std::string exact_number(double v) {
 std::string git_commit() {
   const std::string dir = REDUCTION_SOURCE_DIR;
   const std::string commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
-  if (commit.empty()) return "unknown";
+  if (commit.empty()) {
+    // A copy of the sources without .git (for example on a remote build machine)
+    // can be told its commit through the environment.
+    const char* env = std::getenv("REDUCTION_COMMIT");
+    return env != nullptr && *env != '\0' ? std::string(env) : "unknown";
+  }
   const std::string dirty =
       run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null | head -n 1");
   return dirty.empty() ? commit : commit + "-dirty";
