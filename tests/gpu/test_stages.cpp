@@ -146,7 +146,11 @@ TEST_CASE("a missing element is caught: the checks can fail", "[gpu][harness]") 
     const float result = prepared.run_checked();
     INFO(s.id);
     CHECK(result == static_cast<float>(n - 1));
-    CHECK_FALSE(common::check_sum(result, in.ref, prepared.plan().error_depth, n).ok);
+    // The tolerance resolves one missing 1.0 only where its bound is below 1; for the
+    // sequential orders (depth n) the bound is n^2 u and the exact check above is what
+    // catches it.
+    if (common::gamma_float(prepared.plan().error_depth) * static_cast<double>(n) < 1.0)
+      CHECK_FALSE(common::check_sum(result, in.ref, prepared.plan().error_depth, n).ok);
   }
 }
 
