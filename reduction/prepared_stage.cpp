@@ -19,6 +19,10 @@ PreparedStage::PreparedStage(const Stage& stage, const float* input, std::size_t
   const int b = effective_block(stage, block, device);
   plan_ = stage.plan(n, b, device);
   scratch_ = common::DeviceBuffer<unsigned char>(plan_.scratch_bytes);
+  if (plan_.zero_scratch_once && scratch_.bytes() > 0) {
+    CUDA_CHECK(cudaMemsetAsync(scratch_.get(), 0, scratch_.bytes(), stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   args_.in = input;
   args_.n = n;
   args_.out = out_.get();

@@ -35,6 +35,10 @@ struct LaunchPlan {
   unsigned grid = 0;              // blocks of the main pass, if the stage chooses them
   std::size_t scratch_bytes = 0;  // device memory the launcher may use
   std::size_t error_depth = 0;    // most float additions any element passes through (common/verify.hpp)
+  // Scratch is zeroed once when the stage is prepared (outside any timing), for
+  // stages that keep a counter there and leave it at zero after every launch
+  // (the single-pass stages' "last block" ticket). Otherwise scratch is undefined.
+  bool zero_scratch_once = false;
 };
 
 // Block sizes a stage accepts: min..max (0 = the device's limit), powers of two only
