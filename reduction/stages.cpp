@@ -14,6 +14,14 @@ namespace reduction {
 Stage describe_naive_global();
 Stage describe_shared_memory();
 Stage describe_bitwise_and();
+Stage describe_interleaved_addressing();
+Stage describe_sequential_addressing();
+Stage describe_grid_stride();
+Stage describe_loads_in_flight();
+Stage describe_warp_shuffle();
+Stage describe_cooperative_groups();
+Stage describe_loop_unrolling();
+Stage describe_block_atomics();
 
 Stage describe_cub();
 Stage describe_thrust();
@@ -24,6 +32,9 @@ Stage describe_one_block();
 const std::vector<Stage>& registry() {
   static const std::vector<Stage> stages = {
       describe_naive_global(), describe_shared_memory(), describe_bitwise_and(),
+      describe_interleaved_addressing(), describe_sequential_addressing(), describe_grid_stride(),
+      describe_loads_in_flight(), describe_warp_shuffle(), describe_cooperative_groups(),
+      describe_loop_unrolling(), describe_block_atomics(),
 
       describe_cub(),          describe_thrust(),        describe_one_thread(),  describe_atomic_per_element(),
       describe_one_block(),

@@ -1,0 +1,156 @@
+// Stage 10: loop unrolling with compile-time sizes.
+//
+// Idea: a loop can only be unrolled completely when its trip count is known at
+// compile time. Here every count is: the block size is a template parameter (one
+// kernel per power of two from 32 to 1024, picked by a switch on the host), the tile
+// is a thread_block_tile<32> whose size is part of its type, and each thread handles
+// a tile of kLoads = 8 elements per grid stride. `#pragma unroll` turns the load
+// loop into eight independent loads issued back to back, the tile reduction into
+// five shuffles, and the reduction across tiles into exactly log2(block / 32)
+// shuffles, with no loop counters or branches left.
+// Fixes: the runtime block size of stage 09. nvcc already unrolls short loops whose
+// count is a constant (its PTX shows stage 09's four loads and both five-step
+// shuffle loops unrolled without any pragma); what it could not do there is shorten
+// the reduction across tiles, whose length depended on blockDim.x, so every block
+// ran all five steps of the second tile_sum. With the sizes fixed, the pragma makes
+// the unrolling a guarantee rather than a heuristic, and eight loads in flight
+// (twice stage 07's) cost no extra code to write.
+// Caveat: unrolling keeps more values live at once, so it costs registers; past the
+// budget the occupancy target allows, the compiler spills to local memory or fewer
+// blocks fit on an SM. nvcc 13.0, `nvcc -arch=sm_90 --resource-usage` (-Xptxas -v
+// prints the same report), for unrolled_sum<kBlock>:
+//     kBlock = 32:            38 registers
+//     kBlock = 64 ... 1024:   32 registers
+// with no spills and no stack frame, and 4 bytes of static shared memory per tile.
+// Stage 09's kernel (four loads, runtime block size) uses 32 registers, so the eight
+// loads fit in the same budget. Configure with -DREDUCTION_RESOURCE_USAGE=ON to see
+// the report while building.
+// Expect: at large n little change (the book: 0.264 -> 0.263 ms on a V100); at
+// mid-size n, where latency matters more, the extra loads in flight should help. In
+// Nsight Compute, fewer executed instructions per element (smsp__inst_executed.sum)
+// and launch__registers_per_thread matching the report above.
+// Chapter: chapters/10_loop_unrolling.md
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "passes.hpp"
+#include "stage.hpp"
+
+#include "cuda_check.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace reduction {
+namespace {
+
+constexpr int kLoads = 8;
+constexpr unsigned kTileSize = 32;  // a warp
+
+template <unsigned kBlock>
+__global__ void __launch_bounds__(kBlock)
+    unrolled_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ block_sums) {
+  static_assert(kBlock % kTileSize == 0 && kBlock <= 1024, "the block is a whole number of tiles");
+  constexpr unsigned kTiles = kBlock / kTileSize;
+  __shared__ float tile_sums[kTiles];
+
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<kTileSize> tile = cg::tiled_partition<kTileSize>(block);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+  std::size_t i = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+
+  float sum[kLoads] = {};
+  for (; i + (kLoads - 1) * stride < n; i += kLoads * stride) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
+  }
+  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
+
+  float v = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) v += sum[k];
+
+#pragma unroll
+  for (unsigned offset = kTileSize / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
+  block.sync();  // outside every branch: the whole block reaches it
+
+  if (tile.meta_group_rank() == 0) {  // the whole first tile enters
+    v = tile.thread_rank() < kTiles ? tile_sums[tile.thread_rank()] : 0.0f;
+#pragma unroll
+    for (unsigned offset = kTiles / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+    if (tile.thread_rank() == 0) block_sums[blockIdx.x] = v;
+  }
+}
+
+// Calls body(std::integral_constant<unsigned, B>) for the kernel of block size B.
+template <typename Body>
+void with_block_size(int block, Body&& body) {
+  switch (block) {
+    case 32: return body(std::integral_constant<unsigned, 32>{});
+    case 64: return body(std::integral_constant<unsigned, 64>{});
+    case 128: return body(std::integral_constant<unsigned, 128>{});
+    case 256: return body(std::integral_constant<unsigned, 256>{});
+    case 512: return body(std::integral_constant<unsigned, 512>{});
+    case 1024: return body(std::integral_constant<unsigned, 1024>{});
+    default:
+      throw std::invalid_argument("stage 10 has kernels for blocks of 32, 64, 128, 256, 512 and 1024 threads, not " +
+                                  std::to_string(block) + ".");
+  }
+}
+
+LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
+  const std::size_t threads = static_cast<std::size_t>(block);
+  int per_sm = 0;
+  with_block_size(block, [&](auto b) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, unrolled_sum<decltype(b)::value>, block, 0));
+  });
+  const std::size_t resident =
+      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
+  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, ceil_div(n, threads * kLoads)));
+
+  LaunchPlan p;
+  p.grid = static_cast<unsigned>(grid);
+  p.scratch_bytes = grid > 1 ? grid * sizeof(float) : 0;
+  // Per-thread chains of at most ceil(n / (grid x block)) additions, kLoads more to combine
+  // the accumulators, a tree over the block; the same again in the second pass.
+  const std::size_t second = grid > 1 ? common::blocked_depth(grid, threads) + kLoads : 0;
+  p.error_depth = common::blocked_depth(n, grid * threads) + kLoads + second;
+  return p;
+}
+
+void launch(const StageArgs& a) {
+  float* partials = a.grid > 1 ? static_cast<float*>(a.scratch) : a.out;
+  with_block_size(a.block, [&](auto b) {
+    constexpr unsigned kBlock = decltype(b)::value;
+    unrolled_sum<kBlock><<<a.grid, kBlock, 0, a.stream>>>(a.in, a.n, partials);
+    CUDA_CHECK_LAUNCH();
+    if (a.grid > 1) {
+      unrolled_sum<kBlock><<<1, kBlock, 0, a.stream>>>(partials, a.grid, a.out);
+      CUDA_CHECK_LAUNCH();
+    }
+  });
+}
+
+}  // namespace
+
+Stage describe_loop_unrolling() {
+  Stage s;
+  s.number = 10;
+  s.id = "loop_unrolling";
+  s.title = "loop unrolling";
+  s.source = "reduction/10_loop_unrolling.cu";
+  s.chapter = "chapters/10_loop_unrolling.md";
+  s.blocks.preferred = 256;
+  s.blocks.max = 1024;  // one kernel instantiation per power of two up to 1024
+  s.deterministic = true;
+  s.book_v100_ms = 0.263;
+  s.plan = plan;
+  s.launch = launch;
+  return s;
+}
+
+}  // namespace reduction

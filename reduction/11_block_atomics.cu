@@ -1,0 +1,136 @@
+// Stage 11: one atomicAdd per block instead of a second launch.
+//
+// Idea: stage 10's kernel, except that each block adds its sum straight into the
+// output with one atomicAdd instead of writing a partial sum for a second launch to
+// reduce. With a grid of a few thousand blocks at most, a few thousand atomics to
+// one address are cheap, unlike one per element (the atomic_per_element baseline).
+// The output must start at zero: the launcher zeroes it with cudaMemsetAsync on the
+// same stream before the kernel, inside the timed region. The book's version never
+// zeroed it (BOOK.md erratum 7), so its result carried whatever the output held.
+// Fixes: stage 10's second launch and its scratch array. The price: the order in
+// which the blocks' atomics land changes from run to run, so the float result is
+// not bitwise reproducible (the stage says so: deterministic = false), and the
+// memset is still a second operation on the stream.
+// Expect: a small gain at large n (the book: 0.263 -> 0.259 ms on a V100), more at
+// small n where the second launch was a larger share. Nsight Compute (or Nsight
+// Systems) shows one kernel per sum instead of two; its gpu__time_duration.sum is
+// about that of stage 10's first kernel alone.
+// Chapter: chapters/11_atomics_and_baselines.md
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "passes.hpp"
+#include "stage.hpp"
+
+#include "cuda_check.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace reduction {
+namespace {
+
+constexpr int kLoads = 8;
+constexpr unsigned kTileSize = 32;  // a warp
+
+template <unsigned kBlock>
+__global__ void __launch_bounds__(kBlock) atomic_block_sum(const float* __restrict__ in, std::size_t n, float* out) {
+  static_assert(kBlock % kTileSize == 0 && kBlock <= 1024, "the block is a whole number of tiles");
+  constexpr unsigned kTiles = kBlock / kTileSize;
+  __shared__ float tile_sums[kTiles];
+
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<kTileSize> tile = cg::tiled_partition<kTileSize>(block);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+  std::size_t i = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+
+  float sum[kLoads] = {};
+  for (; i + (kLoads - 1) * stride < n; i += kLoads * stride) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
+  }
+  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
+
+  float v = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) v += sum[k];
+
+#pragma unroll
+  for (unsigned offset = kTileSize / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
+  block.sync();  // outside every branch: the whole block reaches it
+
+  if (tile.meta_group_rank() == 0) {  // the whole first tile enters
+    v = tile.thread_rank() < kTiles ? tile_sums[tile.thread_rank()] : 0.0f;
+#pragma unroll
+    for (unsigned offset = kTiles / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+    if (tile.thread_rank() == 0) atomicAdd(out, v);  // one atomic per block
+  }
+}
+
+// Calls body(std::integral_constant<unsigned, B>) for the kernel of block size B.
+template <typename Body>
+void with_block_size(int block, Body&& body) {
+  switch (block) {
+    case 32: return body(std::integral_constant<unsigned, 32>{});
+    case 64: return body(std::integral_constant<unsigned, 64>{});
+    case 128: return body(std::integral_constant<unsigned, 128>{});
+    case 256: return body(std::integral_constant<unsigned, 256>{});
+    case 512: return body(std::integral_constant<unsigned, 512>{});
+    case 1024: return body(std::integral_constant<unsigned, 1024>{});
+    default:
+      throw std::invalid_argument("stage 11 has kernels for blocks of 32, 64, 128, 256, 512 and 1024 threads, not " +
+                                  std::to_string(block) + ".");
+  }
+}
+
+LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
+  const std::size_t threads = static_cast<std::size_t>(block);
+  int per_sm = 0;
+  with_block_size(block, [&](auto b) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, atomic_block_sum<decltype(b)::value>, block, 0));
+  });
+  const std::size_t resident =
+      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
+  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, ceil_div(n, threads * kLoads)));
+
+  LaunchPlan p;
+  p.grid = static_cast<unsigned>(grid);
+  // As stage 10 up to the block sums; then the atomics form one running sum over the
+  // grid's block sums, in an order that changes from run to run.
+  p.error_depth = common::blocked_depth(n, grid * threads) + kLoads + common::sequential_depth(grid);
+  return p;
+}
+
+void launch(const StageArgs& a) {
+  CUDA_CHECK(cudaMemsetAsync(a.out, 0, sizeof(float), a.stream));  // the atomics add into it
+  with_block_size(a.block, [&](auto b) {
+    constexpr unsigned kBlock = decltype(b)::value;
+    atomic_block_sum<kBlock><<<a.grid, kBlock, 0, a.stream>>>(a.in, a.n, a.out);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace
+
+Stage describe_block_atomics() {
+  Stage s;
+  s.number = 11;
+  s.id = "block_atomics";
+  s.title = "one atomicAdd per block";
+  s.source = "reduction/11_block_atomics.cu";
+  s.chapter = "chapters/11_atomics_and_baselines.md";
+  s.blocks.preferred = 256;
+  s.blocks.max = 1024;      // one kernel instantiation per power of two up to 1024
+  s.deterministic = false;  // the atomics' order varies
+  s.single_launch = false;  // a memset and a kernel
+  s.book_v100_ms = 0.259;
+  s.plan = plan;
+  s.launch = launch;
+  return s;
+}
+
+}  // namespace reduction
