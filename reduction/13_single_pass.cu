@@ -1,0 +1,91 @@
+// Stage 13: a single pass: the last block to finish adds the partials.
+//
+// Idea: stage 12's second launch costs a launch latency (a few microseconds), which
+// is most of the time below about 2^22 elements. Here every block writes its
+// partial, makes it visible with __threadfence(), and takes a ticket from an atomic
+// counter; the block that draws the last ticket knows all partials are written,
+// adds them in index order, writes the sum and resets the counter. One launch and
+// nothing else enqueued (no memset: the counter is zeroed once and always left at
+// zero). The kernel is reduction/single_pass.cuh, generic over the value type and
+// the operator; this stage is its float sum, with the block size chosen at run
+// time among compiled sizes.
+// Fixes: stage 12's second launch; stage 11's memset and its order-dependent
+// atomics (this result is bitwise identical run to run for a given grid).
+// Expect: faster than CUB at every n, most at 2^14-2^22 where CUB's two launches
+// dominate; at 2^30 the DRAM bandwidth decides. In Nsight Systems: one kernel per
+// sum. In Nsight Compute: dram__throughput close to its peak at large n.
+// Chapter: chapters/12_beyond_the_book.md
+#include "cuda_check.hpp"
+#include "single_pass.cuh"
+#include "stage.hpp"
+#include "verify.hpp"
+
+namespace reduction {
+namespace {
+
+using generic::Sum;
+
+template <int kBlock>
+unsigned grid_for_block(std::size_t n, int sm_count) {
+  return generic::grid_for<float, Sum, kBlock>(n, sm_count);
+}
+
+template <int kBlock>
+void launch_block(const StageArgs& a) {
+  generic::launch<float, Sum, kBlock>(a.in, a.n, a.out, a.scratch, a.grid, a.stream);
+}
+
+unsigned grid_for(std::size_t n, int block, int sm_count) {
+  switch (block) {
+    case 32: return grid_for_block<32>(n, sm_count);
+    case 64: return grid_for_block<64>(n, sm_count);
+    case 128: return grid_for_block<128>(n, sm_count);
+    case 256: return grid_for_block<256>(n, sm_count);
+    case 512: return grid_for_block<512>(n, sm_count);
+    default: return grid_for_block<1024>(n, sm_count);
+  }
+}
+
+LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
+  LaunchPlan p;
+  p.grid = grid_for(n, block, device.sm_count);
+  p.scratch_bytes = generic::scratch_bytes<float>(p.grid);
+  p.zero_scratch_once = true;
+  const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);
+  const std::size_t b = static_cast<std::size_t>(block);
+  p.error_depth = common::blocked_depth(n, threads) + generic::kDefaultUnroll + 2 + common::tree_depth(b) +
+                  (p.grid + b - 1) / b + common::tree_depth(b);
+  return p;
+}
+
+void launch(const StageArgs& a) {
+  switch (a.block) {
+    case 32: launch_block<32>(a); break;
+    case 64: launch_block<64>(a); break;
+    case 128: launch_block<128>(a); break;
+    case 256: launch_block<256>(a); break;
+    case 512: launch_block<512>(a); break;
+    default: launch_block<1024>(a); break;
+  }
+}
+
+}  // namespace
+
+Stage describe_single_pass() {
+  Stage s;
+  s.number = 13;
+  s.id = "single_pass";
+  s.title = "single pass, last block";
+  s.source = "reduction/13_single_pass.cu";
+  s.chapter = "chapters/12_beyond_the_book.md";
+  s.blocks.min = 32;
+  s.blocks.max = 1024;  // the compiled block sizes
+  s.blocks.preferred = 256;
+  s.deterministic = true;
+  s.single_launch = true;
+  s.plan = plan;
+  s.launch = launch;
+  return s;
+}
+
+}  // namespace reduction

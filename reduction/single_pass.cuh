@@ -1,0 +1,285 @@
+// A single-pass reduction, header-only and generic: any value type whose size
+// divides 16 bytes (float, double, int32, ...) and any associative operator
+// (Sum, Min, Max below, or your own functor with identity()).
+//
+// One kernel launch does everything:
+//   1. every thread reads the input as 16-byte vectors, kUnroll vectors in flight
+//      at a time, over a grid-stride loop (plus a scalar head up to the first
+//      16-byte boundary and a scalar tail);
+//   2. each block combines its threads (warp shuffles, then one value per warp);
+//   3. each block writes its partial, makes it visible (__threadfence) and takes a
+//      ticket; the block that takes the last ticket combines the partials in index
+//      order, writes the result and resets the ticket to zero for the next call.
+// For a fixed grid and block size the order of operations is fixed, so the result
+// is bitwise identical run to run. Stage 13 (reduction/13_single_pass.cu) is this
+// function for float sums; chapter 12 explains it.
+//
+// Usage:
+//   reduction::generic::Workspace ws(max_n, sizeof(T));   // once: zeroed ticket + partials
+//   reduction::generic::reduce<float, reduction::generic::Sum>(in, n, out, ws, stream);
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace reduction::generic {
+
+// ---- operators -----------------------------------------------------------------
+
+struct Sum {
+  template <typename T>
+  __host__ __device__ static T identity() {
+    return T(0);
+  }
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      // Wrap-around (two's complement) instead of signed overflow, which C++ leaves undefined.
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+template <typename T>
+__host__ __device__ constexpr T lowest_value() {
+  if constexpr (std::is_same_v<T, float>)
+    return -INFINITY;
+  else if constexpr (std::is_same_v<T, double>)
+    return -HUGE_VAL;
+  else if constexpr (std::is_same_v<T, int>)
+    return INT_MIN;
+  else
+    return T(0);
+}
+
+template <typename T>
+__host__ __device__ constexpr T highest_value() {
+  if constexpr (std::is_same_v<T, float>)
+    return INFINITY;
+  else if constexpr (std::is_same_v<T, double>)
+    return HUGE_VAL;
+  else if constexpr (std::is_same_v<T, int>)
+    return INT_MAX;
+  else
+    return T(0);
+}
+
+// Min and Max ignore NaN only as far as `<` does: they are meant for ordered data.
+struct Min {
+  template <typename T>
+  __host__ __device__ static T identity() {
+    return highest_value<T>();
+  }
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
+};
+
+struct Max {
+  template <typename T>
+  __host__ __device__ static T identity() {
+    return lowest_value<T>();
+  }
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
+};
+
+// ---- device building blocks -------------------------------------------------------
+
+template <typename T>
+struct alignas(16) Pack {
+  static constexpr int kCount = 16 / static_cast<int>(sizeof(T));
+  T v[kCount];
+};
+
+// One 16-byte load through the read-only (non-coherent) path.
+template <typename T>
+__device__ __forceinline__ Pack<T> load_pack(const Pack<T>* p) {
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+  Pack<T> out;
+  memcpy(&out, &raw, sizeof out);
+  return out;
+}
+
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce(T v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_down_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// Every thread of the block must call it; thread 0 gets the block's value.
+template <int kBlock, typename T, typename Op>
+__device__ __forceinline__ T block_reduce(T v, Op op) {
+  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block size must be a multiple of 32, at most 1024");
+  constexpr int kWarps = kBlock / 32;
+  __shared__ T warp_values[kWarps];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  v = warp_reduce(v, op);
+  if constexpr (kWarps == 1) return v;
+  if (lane == 0) warp_values[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < kWarps ? warp_values[lane] : Op::template identity<T>();
+    v = warp_reduce(v, op);
+  }
+  return v;
+}
+
+template <typename T, typename Op, int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    single_pass_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out, T* __restrict__ partials,
+                       unsigned int* __restrict__ ticket, Op op) {
+  using P = Pack<T>;
+  constexpr int kWidth = P::kCount;
+  // Scalar head up to the first 16-byte boundary, vector body, scalar tail.
+  const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(T);
+  const std::size_t head = misalign == 0 ? 0 : (kWidth - misalign < n ? kWidth - misalign : n);
+  const std::size_t packs = (n - head) / kWidth;
+  const P* body = reinterpret_cast<const P*>(in + head);
+  const std::size_t tail_begin = head + packs * kWidth;
+
+  const std::size_t thread = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+
+  T acc[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) acc[u] = Op::template identity<T>();
+
+  std::size_t i = thread;
+  // kUnroll independent 16-byte loads are issued before any of them is used.
+  for (; i + (kUnroll - 1) * stride < packs; i += kUnroll * stride) {
+    P p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) p[u] = load_pack(body + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int w = 0; w < kWidth; ++w) acc[u] = op(acc[u], p[u].v[w]);
+  }
+  for (; i < packs; i += stride) {
+    const P p = load_pack(body + i);
+#pragma unroll
+    for (int w = 0; w < kWidth; ++w) acc[0] = op(acc[0], p.v[w]);
+  }
+  if (thread < head) acc[0] = op(acc[0], in[thread]);
+  if (thread < n - tail_begin) acc[0] = op(acc[0], in[tail_begin + thread]);
+
+  T v = acc[0];
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) v = op(v, acc[u]);
+  v = block_reduce<kBlock>(v, op);
+
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = v;
+    return;
+  }
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;
+    __threadfence();  // the partial is visible device-wide before the ticket is taken
+    is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+
+  // The last block: every other block's partial is visible. __ldcg reads through
+  // L2, never a stale L1 line.
+  T w = Op::template identity<T>();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w = op(w, __ldcg(partials + b));
+  w = block_reduce<kBlock>(w, op);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;  // ready for the next launch
+  }
+}
+
+// ---- host side --------------------------------------------------------------------
+
+constexpr int kDefaultBlock = 256;
+constexpr int kDefaultUnroll = 4;
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Blocks for n elements: enough to fill the GPU (resident blocks per SM x SMs), but
+// no more than there are kUnroll-vector chunks of work.
+template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
+unsigned grid_for(std::size_t n, int sm_count) {
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const std::size_t resident = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) * static_cast<std::size_t>(sm_count);
+  const std::size_t per_block = static_cast<std::size_t>(kBlock) * kUnroll * Pack<T>::kCount;
+  const std::size_t useful = (n + per_block - 1) / per_block;
+  const std::size_t grid = useful < resident ? useful : resident;
+  return static_cast<unsigned>(grid > 0 ? grid : 1);
+}
+
+// Scratch: the ticket, then one partial per block (aligned for T).
+template <typename T>
+std::size_t scratch_bytes(unsigned grid) {
+  return 16 + static_cast<std::size_t>(grid) * sizeof(T);
+}
+
+// Enqueues the reduction. `scratch` holds scratch_bytes<T>(grid) bytes whose ticket
+// (first 4 bytes) is zero; every launch leaves it zero again.
+template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
+void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
+  static_assert(16 % sizeof(T) == 0, "the value type's size must divide 16 bytes");
+  auto* ticket = static_cast<unsigned int*>(scratch);
+  auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
+  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, out, partials, ticket, op);
+  check(cudaGetLastError(), "single_pass_kernel launch");
+}
+
+// Owns a zeroed scratch area big enough for any n on this device.
+class Workspace {
+ public:
+  explicit Workspace(int device = 0) {
+    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    int max_threads = 0;
+    check(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+          "cudaDeviceGetAttribute");
+    // Never more resident blocks than threads per SM / 32 (the smallest block), times SMs; 8 bytes per partial.
+    bytes_ = 16 + static_cast<std::size_t>(sm_count_) * static_cast<std::size_t>(max_threads / 32) * 8;
+    check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
+    check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
+  }
+  ~Workspace() { cudaFree(ptr_); }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  void* get() const { return ptr_; }
+  int sm_count() const { return sm_count_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  int sm_count_ = 0;
+};
+
+// The one-line API: reduce n values of `in` into *out (device pointers) with `op`.
+template <typename T, typename Op = Sum>
+void reduce(const T* in, std::size_t n, T* out, const Workspace& ws, cudaStream_t stream = nullptr, Op op = Op{}) {
+  if (n == 0) throw std::invalid_argument("reduction::generic::reduce: n must be at least 1");
+  const unsigned grid = grid_for<T, Op>(n, ws.sm_count());
+  launch<T, Op>(in, n, out, ws.get(), grid, stream, op);
+}
+
+}  // namespace reduction::generic
