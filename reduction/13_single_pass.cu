@@ -53,7 +53,8 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   p.zero_scratch_once = true;
   const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);
   const std::size_t b = static_cast<std::size_t>(block);
-  p.error_depth = common::blocked_depth(n, threads) + generic::kDefaultUnroll + 2 + common::tree_depth(b) +
+  // A thread's chunk share can exceed n / threads by up to kUnroll vectors.
+  p.error_depth = common::blocked_depth(n, threads) + 5 * generic::kDefaultUnroll + 2 + common::tree_depth(b) +
                   (p.grid + b - 1) / b + common::tree_depth(b);
   return p;
 }
@@ -80,7 +81,7 @@ Stage describe_single_pass() {
   s.chapter = "chapters/12_beyond_the_book.md";
   s.blocks.min = 32;
   s.blocks.max = 1024;  // the compiled block sizes
-  s.blocks.preferred = 256;
+  s.blocks.preferred = 512;
   s.deterministic = true;
   s.single_launch = true;
   s.plan = plan;
