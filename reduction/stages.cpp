@@ -24,6 +24,8 @@ Stage describe_loop_unrolling();
 Stage describe_block_atomics();
 Stage describe_vectorized();
 Stage describe_single_pass();
+Stage describe_reproducible();
+Stage describe_compensated();
 
 Stage describe_cub();
 Stage describe_thrust();
@@ -37,7 +39,7 @@ const std::vector<Stage>& registry() {
       describe_interleaved_addressing(), describe_sequential_addressing(), describe_grid_stride(),
       describe_loads_in_flight(), describe_warp_shuffle(), describe_cooperative_groups(),
       describe_loop_unrolling(), describe_block_atomics(),
-      describe_vectorized(), describe_single_pass(),
+      describe_vectorized(), describe_single_pass(), describe_reproducible(), describe_compensated(),
 
       describe_cub(),          describe_thrust(),        describe_one_thread(),  describe_atomic_per_element(),
       describe_one_block(),
