@@ -1,0 +1,41 @@
+// The three builds of the SGEMM kernel in sgemm_tile.cuh, as 02_resource_usage and the
+// tests see them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+namespace occupancy {
+
+enum class SgemmBuild {
+  plain,          // the compiler chooses the register count
+  launch_bounds,  // __launch_bounds__(kSgemmBlockThreads, kLaunchBoundsMinBlocks)
+  maxrregcount,   // compiled in its own file with --maxrregcount (occupancy/CMakeLists.txt)
+};
+
+constexpr int kSgemmBlockThreads = 256;
+// One more resident block per SM than the plain build gets on sm_90 with nvcc 13.0
+// (3, limited by its 80 registers); the compiler reaches it without spilling.
+constexpr int kLaunchBoundsMinBlocks = 4;
+
+const std::vector<SgemmBuild>& all_sgemm_builds();
+const char* sgemm_build_id(SgemmBuild build);     // "plain", "launch_bounds", "maxrregcount"
+std::string sgemm_build_title(SgemmBuild build);  // "__launch_bounds__(256, 4)", ...
+
+// The kernel, for cudaFuncGetAttributes and the occupancy API.
+const void* sgemm_kernel(SgemmBuild build);
+
+// Enqueues C = A x B (row-major, m x k times k x n) on `stream`; checks the launch.
+void launch_sgemm(SgemmBuild build, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);
+
+// Defined in sgemm_maxrregcount.cu, the translation unit compiled with --maxrregcount.
+const void* sgemm_maxrregcount_kernel();
+void launch_sgemm_maxrregcount(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);
+int sgemm_maxrregcount_limit();
+
+// Grid of 64 x 64 tiles covering an m x n result.
+dim3 sgemm_grid(int m, int n);
+
+}  // namespace occupancy
