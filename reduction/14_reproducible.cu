@@ -5,13 +5,14 @@
 // size or the GPU. One warp sums one tile, always the same way: lane l reads the
 // float4s l, l + 32, l + 64, ... of the tile (64 of them) and adds their x, y, z and w
 // components into four accumulators in that order; the lane's value is
-// (x + y) + (z + w); a fixed shuffle tree over the 32 lanes gives the tile sum. Warps
-// take tiles grid-stride (tile sums land in scratch, wherever they were computed),
-// and the last block to finish (a __threadfence() and an atomic ticket, as in stage
-// 13) adds the tile sums in a fixed order too: groups of 32
-// consecutive tile sums left to right, then a pairwise tree over the group sums,
-// level by level (roots[i] = roots[2i] + roots[2i + 1], an odd last root carried up
-// unchanged). Which warp or block computed a value, and when, no longer matters.
+// (x + y) + (z + w); a fixed shuffle tree over the 32 lanes gives the tile sum. Each
+// block takes a contiguous run of tiles, its warps interleaved over it (the tile sums
+// land in scratch, whichever warp computed them), and the last block to finish (a
+// __threadfence() and an atomic ticket, as in stage 13) adds the tile sums in a
+// fixed order too: groups of 32 consecutive tile sums left to right, then a pairwise
+// tree over the group sums, level by level (roots[i] = roots[2i] + roots[2i + 1], an
+// odd last root carried up unchanged). Which warp or block computed a value, and
+// when, no longer matters.
 // An input that does not start on a 16-byte boundary is read with scalar loads in
 // exactly the order of the float4 path (kernel template <bool kAligned>), and the
 // last, partial tile skips missing elements in that same order, so the start address
@@ -215,12 +216,17 @@ __global__ void __launch_bounds__(kMaxBlock)
 
   const unsigned lane = threadIdx.x % kWarp;
   const std::size_t warps_per_block = blockDim.x / kWarp;
-  const std::size_t total_warps = gridDim.x * warps_per_block;
   const std::size_t tiles = tile_count(n);
   const std::size_t full_tiles = n / kTile;
   const std::size_t groups = group_count(tiles);
 
-  for (std::size_t t = blockIdx.x * warps_per_block + threadIdx.x / kWarp; t < tiles; t += total_warps) {
+  // Each block takes a contiguous run of tiles (as even as the division allows), its
+  // warps interleaved over it, so the block streams through one region of memory.
+  const std::size_t per_block = tiles / gridDim.x;
+  const std::size_t extra = tiles % gridDim.x;
+  const std::size_t first = blockIdx.x * per_block + (blockIdx.x < extra ? blockIdx.x : extra);
+  const std::size_t end = first + per_block + (blockIdx.x < extra ? 1 : 0);
+  for (std::size_t t = first + threadIdx.x / kWarp; t < end; t += warps_per_block) {
     const float* tile = in + t * kTile;
     const float s = t < full_tiles ? full_tile_sum<kAligned>(tile, lane) : partial_tile_sum(tile, n - t * kTile, lane);
     if (lane == 0) scratch.tile_sums[tile_slot(t, groups)] = s;
