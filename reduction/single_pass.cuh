@@ -179,10 +179,18 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
       for (int w = 0; w < kWidth; ++w) acc[u] = op(acc[u], p[u].v[w]);
   }
-  for (; i < end; i += kBlock) {
-    const P p = load_pack(body + i);
+  // Fewer than kUnroll vectors are left for this thread: load them together too,
+  // so a small n costs one round trip to memory, not one per vector.
+  if (i < end) {
+    P p[kUnroll];
 #pragma unroll
-    for (int w = 0; w < kWidth; ++w) acc[0] = op(acc[0], p.v[w]);
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * kBlock < end) p[u] = load_pack(body + i + u * kBlock);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * kBlock < end)
+#pragma unroll
+        for (int w = 0; w < kWidth; ++w) acc[u] = op(acc[u], p[u].v[w]);
   }
   if (thread < head) acc[0] = op(acc[0], in[thread]);
   if (thread < n - tail_begin) acc[0] = op(acc[0], in[tail_begin + thread]);
