@@ -1,0 +1,1070 @@
+#!/usr/bin/env python3
+"""Regenerates every measured number in README.md and chapters/*.md from the result
+files in results/h200/, so no number in the text is ever typed by hand.
+
+    scripts/update_docs.py            rewrite the generated parts in place
+    scripts/update_docs.py --check    change nothing; exit 1 naming every stale part
+
+Options: --root DIR (the repository, default: this script's parent folder),
+--results DIR (default: ROOT/results/h200), and optional Markdown files to process
+(default: README.md and chapters/*.md).
+
+Exit codes: 0 done (or, with --check, everything up to date); 1 --check found a stale
+part, or a claim (below) no longer holds; 2 an error: a malformed result file, a
+missing one (with --check), an unknown column, row key or option, or a marker that is
+not closed. On an error nothing is written. Without --check a missing result file only
+leaves its parts unchanged, with a warning.
+
+Markers
+-------
+A generated part sits between an opening and a closing HTML comment, which Markdown
+does not display. Everything between them is replaced on every run.
+
+Tables, one per block:
+
+    <!-- results: FILE OPTION=VALUE ... -->
+    (generated)
+    <!-- /results -->
+
+FILE is a name in the results folder (reduce_2p24.csv). A value with spaces is quoted:
+columns="key:#,median_us:median (us)". Options:
+
+    view=table      (default) one Markdown row per CSV row:
+        columns=C[:TITLE],...   the columns, in order, each optionally renamed (required)
+        rows=K,...|all          rows whose `by` column is one of K (default all); a
+                                range A-B of numbers takes every numeric key from A to B
+        by=C                    the column that `rows` matches (default key)
+        where=C:V,...           keep only rows whose column C equals V
+        match=C:REGEX           keep only rows whose column C contains REGEX
+        fmt=C:SPEC,...          number format per column (below)
+    view=pivot      one row per value of one column, one column per (value of another
+                    column, measured column) pair:
+        row=C                   the column whose values become rows (default n)
+        col=C                   the column whose values pick the cells (default key)
+        columns=V.C[:TITLE],... for each output column: the `col` value V and the column C
+        rows=...                which values of `row` to show (default all); 2^k allowed
+        where=, match=, fmt=    as for tables
+    view=sweep      a pivot over sweep.csv: row=n, col=key and, for every stage S in
+                    stages=S,..., the columns S.median_us and (for S other than cub)
+                    S.vs_cub; sizes=2^10,2^20,... picks rows (default all)
+    view=text       the file's lines in a fenced block: lines=A-B (1-based), match=REGEX
+
+Number formats: a Python format spec (.2f, .1e, .0f, ,.0f), `pow2` (2^24 for a power of
+two), or `text` (the CSV's characters as they are). A fixed-point number too small to
+show (0.0003 with .1f) is written in scientific notation instead of as zero. Columns
+the generator knows (median_us, gbs, vs_cub, rel_error, ...) have default formats and
+titles. An empty CSV cell prints as "-". Each table ends with a line naming its file,
+device, driver, commit and date from the file's "# key: value" metadata.
+
+The registered stages (parsed from reduction/stages.cpp and each stage's describe
+function), with links to their source files and chapters:
+
+    <!-- stages: kind=all|stage|baseline -->
+    (generated)
+    <!-- /stages -->
+
+An excerpt of the project's own code, kept identical to the file:
+
+    <!-- code: PATH start=REGEX [end=REGEX | lines=N] [before=N] [lang=cuda] -->
+    (generated)
+    <!-- /code -->
+
+PATH is relative to the repository. The excerpt starts at the first line matching
+start= and ends at the first line from there matching end=, after N lines, or by
+default at the brace that closes the first block opened from the start line; before=N
+also takes N lines above the start (a template line). Common indentation is removed;
+the file's path and line numbers head the excerpt.
+
+A claim in the prose that depends on the data ("stage 02 is slower than stage 01")
+is backed by a claim marker, which prints nothing and is checked on every run:
+
+    <!-- claim: FILE LEFT OPERATOR RIGHT -->
+
+Each side is a number or COLUMN[FILTER=VALUE,...] (median_us[key=02],
+vs_cub[n=2^20,key=13]); OPERATOR is <, <=, >, >= or ~N% (within N percent of the
+right side). One side may select several rows: the claim must hold for each.
+A claim that no longer holds makes the run exit 1 naming it.
+
+One number inside a sentence:
+
+    <!-- value: FILE C=V ... col=C [fmt=SPEC] -->(generated)<!-- /value -->
+    <!-- value: FILE meta=KEY -->(generated)<!-- /value -->
+
+The C=V filters must select exactly one row (n=2^20 key=13); meta= takes a value from
+the file's metadata (device, driver, peak_gbs, ...).
+
+Markers inside fenced code blocks and inline code spans are left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+import operator
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROGRAM = "update_docs.py"
+
+
+class DocsError(Exception):
+    """A problem that stops the run: printed as one sentence, exit code 2."""
+
+
+class MissingFile(Exception):
+    """A result file that does not exist (a warning without --check, an error with it)."""
+
+    def __init__(self, path: Path):
+        super().__init__(str(path))
+        self.path = path
+
+
+# ---- result files ------------------------------------------------------------------
+
+
+@dataclass
+class ResultFile:
+    path: Path
+    meta: dict[str, str]
+    columns: list[str]
+    rows: list[dict[str, str]]
+
+
+def load_result_csv(path: Path) -> ResultFile:
+    """Reads a CSV written by common/output.cpp: "# key: value" lines, a header, rows."""
+    if not path.is_file():
+        raise MissingFile(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DocsError(f"{path} cannot be read as UTF-8 text ({e}).") from None
+    meta: dict[str, str] = {}
+    body_lines: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not body_lines and line.startswith("#"):
+            m = re.match(r"#\s*([^:]+?)\s*:\s?(.*)$", line)
+            if not m:
+                raise DocsError(f"{path}:{number} is malformed: a metadata line must read '# key: value'.")
+            meta[m.group(1)] = m.group(2).strip()
+            continue
+        if not body_lines and not line.strip():
+            continue
+        if line.startswith("#"):
+            raise DocsError(f"{path}:{number} is malformed: a '#' line follows the header row.")
+        body_lines.append((number, line))
+    if not body_lines:
+        raise DocsError(f"{path} is malformed: it has no header row.")
+    reader = csv.reader(io.StringIO("\n".join(line for _, line in body_lines)))
+    try:
+        records = list(reader)
+    except csv.Error as e:
+        raise DocsError(f"{path} is malformed: {e}.") from None
+    header = records[0]
+    if any(not name.strip() for name in header):
+        raise DocsError(f"{path}:{body_lines[0][0]} is malformed: the header row has an empty column name.")
+    duplicates = sorted({name for name in header if header.count(name) > 1})
+    if duplicates:
+        raise DocsError(f"{path}:{body_lines[0][0]} is malformed: column {duplicates[0]!r} appears twice.")
+    rows = []
+    for (number, _), record in zip(body_lines[1:], records[1:]):
+        if len(record) != len(header):
+            raise DocsError(
+                f"{path}:{number} is malformed: the row has {len(record)} fields, the header {len(header)}."
+            )
+        rows.append(dict(zip(header, record)))
+    if len(records) != len(body_lines):
+        raise DocsError(f"{path} is malformed: a quoted field spans several lines.")
+    return ResultFile(path, meta, header, rows)
+
+
+# ---- values and formats ------------------------------------------------------------
+
+TITLES = {
+    "n": "n",
+    "key": "#",
+    "stage": "stage",
+    "block": "block",
+    "grid": "grid",
+    "reps": "reps",
+    "median_us": "median (us)",
+    "min_us": "min (us)",
+    "max_us": "max (us)",
+    "gbs": "GB/s",
+    "pct_peak": "% of peak",
+    "speedup_vs_01": "vs 01",
+    "vs_previous": "vs previous",
+    "vs_cub": "vs CUB",
+    "abs_error": "abs. error",
+    "rel_error": "rel. error",
+    "tolerance": "tolerance",
+    "check": "check",
+    "deterministic": "deterministic",
+    "single_launch": "one launch",
+    "book_v100_ms": "book V100 (ms)",
+    "variant": "variant",
+    "element": "element",
+    "accumulator": "accumulator",
+    "bytes_per_element": "bytes per element",
+    "gmacs": "GMAC/s",
+    "vs_fp32": "vs FP32",
+    "rel_bound": "rel. bound",
+    "error_depth": "error depth",
+    "build": "build",
+    "limit": "limit",
+    "registers": "registers",
+    "local_bytes": "spill (bytes)",
+    "shared_bytes": "shared (bytes)",
+    "blocks_per_sm_api": "blocks per SM",
+    "limited_by": "limited by",
+    "occupancy_pct": "occupancy (%)",
+    "gflops": "GFLOP/s",
+    "vs_plain": "vs plain",
+    "worst_error_ratio": "error / tolerance",
+    "per_sm": "blocks per SM",
+    "warps_per_sm": "warps per SM",
+    "api_max_per_sm": "API max per SM",
+    "mark": "mark",
+}
+
+FORMATS = {
+    "n": "pow2",
+    "median_us": ".1f",
+    "min_us": ".1f",
+    "max_us": ".1f",
+    "gbs": ".0f",
+    "pct_peak": ".1f",
+    "speedup_vs_01": ".1f",
+    "vs_previous": ".2f",
+    "vs_cub": ".2f",
+    "abs_error": ".1e",
+    "rel_error": ".1e",
+    "tolerance": ".1e",
+    "book_v100_ms": ".3f",
+    "result": ".9g",
+    "reference": ".9g",
+    "gmacs": ".0f",
+    "vs_fp32": ".2f",
+    "rel_bound": ".1e",
+    "occupancy_pct": ".1f",
+    "gflops": ".0f",
+    "vs_plain": ".2f",
+    "worst_error_ratio": ".3f",
+}
+
+
+def parse_number(text: str) -> float | None:
+    """A float for numeric text (2^k allowed), None otherwise."""
+    t = text.strip()
+    m = re.fullmatch(r"2\^(\d+)", t)
+    if m:
+        return float(2 ** int(m.group(1)))
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def same_value(cell: str, wanted: str) -> bool:
+    a, b = parse_number(cell), parse_number(wanted)
+    if a is not None and b is not None:
+        return a == b
+    return cell.strip() == wanted.strip()
+
+
+def format_value(text: str, spec: str | None, column: str, where: str) -> str:
+    if text.strip() == "":
+        return "-"
+    if spec is None:
+        spec = FORMATS.get(column)
+    if spec is None:
+        number = parse_number(text)
+        if number is None or re.fullmatch(r"-?\d+", text.strip()):
+            return text
+        spec = ".4g"
+    if spec == "text":
+        return text
+    number = parse_number(text)
+    if number is None:
+        raise DocsError(f"{where}: column {column!r} holds {text!r}, which is not a number for format {spec!r}.")
+    if spec == "pow2":
+        if number > 0 and number.is_integer() and (int(number) & (int(number) - 1)) == 0:
+            return f"2^{int(number).bit_length() - 1}"
+        return f"{number:.0f}" if number.is_integer() else f"{number:g}"
+    m = re.fullmatch(r"(,?)\.(\d+)f", spec)
+    if m and number != 0 and math.isfinite(number) and abs(number) < 0.5 * 10 ** -int(m.group(2)):
+        return f"{number:.1e}"  # would print as zero
+    try:
+        return format(number, spec)
+    except ValueError:
+        raise DocsError(f"{where}: {spec!r} is not a number format (use a Python spec such as .2f, or pow2).") from None
+
+
+def markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def looks_numeric(cell: str) -> bool:
+    return cell == "-" or re.fullmatch(r"[-+]?(\d[\d,]*\.?\d*(e[-+]?\d+)?|inf|nan|2\^\d+)", cell) is not None
+
+
+# ---- markers and their options -----------------------------------------------------
+
+
+@dataclass
+class Marker:
+    kind: str  # results, stages or value
+    args: str
+    doc: Path  # the Markdown file, as messages name it
+    line: int
+    doc_path: Path  # the same file on disk, for relative links
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+    def describe(self) -> str:
+        return f"<!-- {self.kind}: {self.args} -->" if self.args else f"<!-- {self.kind} -->"
+
+
+def split_args(marker: Marker) -> tuple[list[str], dict[str, str]]:
+    try:
+        tokens = shlex.split(marker.args)
+    except ValueError as e:
+        raise DocsError(f"{marker.where}: the marker's options cannot be read ({e}).") from None
+    positional, options = [], {}
+    for token in tokens:
+        if "=" in token:
+            name, value = token.split("=", 1)
+            if name in options:
+                raise DocsError(f"{marker.where}: option {name!r} is given twice.")
+            options[name] = value
+        else:
+            positional.append(token)
+    return positional, options
+
+
+def check_options(marker: Marker, options: dict[str, str], allowed: set[str]) -> None:
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise DocsError(
+            f"{marker.where}: unknown option {unknown[0]!r} (allowed here: {', '.join(sorted(allowed))})."
+        )
+
+
+def parse_list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def parse_pairs(marker: Marker, value: str, option: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in parse_list(value):
+        if ":" not in item:
+            raise DocsError(f"{marker.where}: {option}= item {item!r} must read COLUMN:VALUE.")
+        name, rest = item.split(":", 1)
+        pairs.append((name.strip(), rest))
+    return pairs
+
+
+def require_column(marker: Marker, data: ResultFile, column: str) -> None:
+    if column not in data.columns:
+        raise DocsError(
+            f"{marker.where}: {data.path.name} has no column {column!r} (it has: {', '.join(data.columns)})."
+        )
+
+
+def filter_rows(marker: Marker, data: ResultFile, options: dict[str, str]) -> list[dict[str, str]]:
+    rows = data.rows
+    for column, value in parse_pairs(marker, options.get("where", ""), "where"):
+        require_column(marker, data, column)
+        rows = [r for r in rows if same_value(r[column], value)]
+    for column, pattern in parse_pairs(marker, options.get("match", ""), "match"):
+        require_column(marker, data, column)
+        try:
+            regex = re.compile(pattern)
+        except re.error as e:
+            raise DocsError(f"{marker.where}: match={column}:{pattern} is not a regular expression ({e}).") from None
+        rows = [r for r in rows if regex.search(r[column])]
+    return rows
+
+
+def select_by_keys(marker: Marker, data: ResultFile, rows, column: str, spec: str, option: str):
+    """Rows whose `column` is in the list `spec` (in the list's order), or all of them."""
+    if spec.strip() == "all":
+        return rows
+    chosen = []
+    for item in parse_list(spec):
+        range_match = re.fullmatch(r"(\d+)-(\d+)", item)
+        if range_match:
+            lo, hi = int(range_match.group(1)), int(range_match.group(2))
+            found = [r for r in rows if re.fullmatch(r"\d+", r[column].strip()) and lo <= int(r[column]) <= hi]
+        else:
+            found = [r for r in rows if same_value(r[column], item)]
+        if not found:
+            raise DocsError(f"{marker.where}: {data.path.name} has no row with {column} = {item!r} ({option}=).")
+        chosen.extend(r for r in found if r not in chosen)
+    return chosen
+
+
+def parse_columns(marker: Marker, spec: str | None) -> list[tuple[str, str | None]]:
+    if not spec:
+        raise DocsError(f"{marker.where}: a table needs columns=COLUMN[:TITLE],...")
+    out = []
+    for item in parse_list(spec):
+        name, _, title = item.partition(":")
+        out.append((name.strip(), title.strip() or None))
+    return out
+
+
+def parse_formats(marker: Marker, data: ResultFile | None, spec: str) -> dict[str, str]:
+    formats = {}
+    for column, fmt in parse_pairs(marker, spec, "fmt"):
+        if data is not None:
+            require_column(marker, data, column)
+        formats[column] = fmt.strip()
+    return formats
+
+
+def format_n(value: str) -> str:
+    number = parse_number(value)
+    if number is None:
+        return value
+    return format_value(value, "pow2", "n", "")
+
+
+def source_note(data: ResultFile, doc: Path, root: Path) -> str:
+    link = os.path.relpath(data.path, doc.parent)
+    try:
+        shown = data.path.relative_to(root).as_posix()
+    except ValueError:
+        shown = data.path.name
+    parts = []
+    for key in ("device", "driver", "commit", "date"):
+        if data.meta.get(key):
+            parts.append(("driver " if key == "driver" else "commit " if key == "commit" else "") + data.meta[key])
+    n = data.meta.get("n", "")
+    if n and parse_number(n) is not None:
+        parts.append(f"n = {format_n(n)}")
+    flushed = data.meta.get("l2_flushed")
+    if flushed in ("yes", "no"):
+        parts.append("L2 flushed before each repetition" if flushed == "yes" else "L2 not flushed")
+    details = ", ".join(parts)
+    return f"*Source: [{shown}]({Path(link).as_posix()})" + (f" ({details})" if details else "") + ".*"
+
+
+def markdown_table(headers: list[str], body: list[list[str]]) -> str:
+    aligns = []
+    for i in range(len(headers)):
+        cells = [row[i] for row in body]
+        numeric = bool(cells) and all(looks_numeric(c) for c in cells) and any(c != "-" for c in cells)
+        aligns.append("---:" if numeric else ":---")
+    lines = ["| " + " | ".join(markdown_cell(h) for h in headers) + " |", "|" + "|".join(aligns) + "|"]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+# ---- the generators ----------------------------------------------------------------
+
+
+class Context:
+    def __init__(self, root: Path, results: Path):
+        self.root = root
+        self.results = results
+        self._cache: dict[Path, ResultFile] = {}
+
+    def result_path(self, marker: Marker, name: str) -> Path:
+        if "/" in name or name.startswith("."):
+            raise DocsError(f"{marker.where}: {name!r} must be a file name in the results folder.")
+        return self.results / name
+
+    def load(self, marker: Marker, name: str) -> ResultFile:
+        path = self.result_path(marker, name)
+        if path not in self._cache:
+            self._cache[path] = load_result_csv(path)
+        return self._cache[path]
+
+
+def render_table(marker: Marker, data: ResultFile, options: dict[str, str], ctx: Context) -> str:
+    check_options(marker, options, {"view", "columns", "rows", "by", "where", "match", "fmt"})
+    by = options.get("by", "key")
+    rows = filter_rows(marker, data, options)
+    if "rows" in options or by != "key":
+        require_column(marker, data, by)
+    if by in data.columns:
+        rows = select_by_keys(marker, data, rows, by, options.get("rows", "all"), "rows")
+    if not rows:
+        raise DocsError(f"{marker.where}: no row of {data.path.name} is selected.")
+    columns = parse_columns(marker, options.get("columns"))
+    for name, _ in columns:
+        require_column(marker, data, name)
+    formats = parse_formats(marker, data, options.get("fmt", ""))
+    headers = [title or TITLES.get(name, name) for name, title in columns]
+    body = [[format_value(r[name], formats.get(name), name, marker.where) for name, _ in columns] for r in rows]
+    return markdown_table(headers, body) + "\n\n" + source_note(data, marker.doc_path, ctx.root)
+
+
+def render_pivot(marker: Marker, data: ResultFile, options: dict[str, str], ctx: Context, sweep: bool) -> str:
+    if sweep:
+        check_options(marker, options, {"view", "stages", "sizes", "where", "match", "fmt"})
+        row_col, col_col = "n", "key"
+        stages = parse_list(options.get("stages", ""))
+        if not stages:
+            raise DocsError(f"{marker.where}: view=sweep needs stages=KEY,...")
+        specs = []
+        for s in stages:
+            label = "CUB" if s == "cub" else s
+            specs.append((s, "median_us", f"{label} (us)"))
+            if s != "cub":
+                specs.append((s, "vs_cub", f"{label} vs CUB"))
+        row_values = options.get("sizes", "all")
+    else:
+        check_options(marker, options, {"view", "row", "col", "columns", "rows", "where", "match", "fmt"})
+        row_col, col_col = options.get("row", "n"), options.get("col", "key")
+        specs = []
+        for name, title in parse_columns(marker, options.get("columns")):
+            if "." not in name:
+                raise DocsError(f"{marker.where}: pivot column {name!r} must read VALUE.COLUMN (13.median_us).")
+            value, column = name.rsplit(".", 1)
+            specs.append((value, column, title or f"{value} {TITLES.get(column, column)}"))
+        row_values = options.get("rows", "all")
+    require_column(marker, data, row_col)
+    require_column(marker, data, col_col)
+    for value, column, _ in specs:
+        require_column(marker, data, column)
+        if not any(same_value(r[col_col], value) for r in data.rows):
+            raise DocsError(f"{marker.where}: {data.path.name} has no row with {col_col} = {value!r}.")
+    formats = parse_formats(marker, data, options.get("fmt", ""))
+    rows = filter_rows(marker, data, options)
+    keys: list[str] = []
+    for r in rows:
+        if not any(same_value(r[row_col], k) for k in keys):
+            keys.append(r[row_col])
+    if row_values.strip() != "all":
+        wanted = parse_list(row_values)
+        for w in wanted:
+            if not any(same_value(k, w) for k in keys):
+                raise DocsError(f"{marker.where}: {data.path.name} has no row with {row_col} = {w!r}.")
+        keys = [k for w in wanted for k in keys if same_value(k, w)]
+    if not keys:
+        raise DocsError(f"{marker.where}: no row of {data.path.name} is selected.")
+    headers = [TITLES.get(row_col, row_col)] + [title for _, _, title in specs]
+    body = []
+    for k in keys:
+        line = [format_value(k, formats.get(row_col), row_col, marker.where)]
+        for value, column, _ in specs:
+            cells = [r for r in rows if same_value(r[row_col], k) and same_value(r[col_col], value)]
+            if len(cells) > 1:
+                raise DocsError(
+                    f"{marker.where}: {data.path.name} has {len(cells)} rows with {row_col} = {k} and "
+                    f"{col_col} = {value}; narrow them with where=."
+                )
+            line.append(format_value(cells[0][column], formats.get(column), column, marker.where) if cells else "-")
+        body.append(line)
+    return markdown_table(headers, body) + "\n\n" + source_note(data, marker.doc_path, ctx.root)
+
+
+def render_text(marker: Marker, name: str, options: dict[str, str], ctx: Context) -> str:
+    check_options(marker, options, {"view", "lines", "match"})
+    path = ctx.result_path(marker, name)
+    if not path.is_file():
+        raise MissingFile(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise DocsError(f"{path} cannot be read as UTF-8 text ({e}).") from None
+    if "lines" in options:
+        m = re.fullmatch(r"(\d+)-(\d*)", options["lines"])
+        if not m or int(m.group(1)) < 1:
+            raise DocsError(f"{marker.where}: lines={options['lines']} must read A-B or A- (1-based).")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) else len(lines)
+        lines = lines[lo - 1 : hi]
+    if "match" in options:
+        try:
+            regex = re.compile(options["match"])
+        except re.error as e:
+            raise DocsError(f"{marker.where}: match={options['match']} is not a regular expression ({e}).") from None
+        lines = [line for line in lines if regex.search(line)]
+    if not lines:
+        raise DocsError(f"{marker.where}: no line of {path.name} is selected.")
+    fence = "````" if any(line.startswith("```") for line in lines) else "```"
+    link = Path(os.path.relpath(path, marker.doc_path.parent)).as_posix()
+    try:
+        shown = path.relative_to(ctx.root).as_posix()
+    except ValueError:
+        shown = path.name
+    return f"{fence}text\n" + "\n".join(lines) + f"\n{fence}\n\n*Source: [{shown}]({link}).*"
+
+
+def render_results(marker: Marker, ctx: Context) -> str:
+    positional, options = split_args(marker)
+    if len(positional) != 1:
+        raise DocsError(f"{marker.where}: a results marker names exactly one file, then OPTION=VALUE items.")
+    view = options.get("view", "table")
+    if view == "text":
+        return render_text(marker, positional[0], options, ctx)
+    if view not in ("table", "pivot", "sweep"):
+        raise DocsError(f"{marker.where}: unknown view {view!r} (allowed: table, pivot, sweep, text).")
+    data = ctx.load(marker, positional[0])
+    if view == "table":
+        return render_table(marker, data, options, ctx)
+    return render_pivot(marker, data, options, ctx, sweep=view == "sweep")
+
+
+def render_value(marker: Marker, ctx: Context) -> str:
+    positional, options = split_args(marker)
+    if len(positional) != 1:
+        raise DocsError(f"{marker.where}: a value marker names exactly one file, then COLUMN=VALUE filters.")
+    data = ctx.load(marker, positional[0])
+    if "meta" in options:
+        if set(options) != {"meta"}:
+            raise DocsError(f"{marker.where}: meta= takes no other option.")
+        key = options["meta"]
+        if key not in data.meta:
+            raise DocsError(
+                f"{marker.where}: {data.path.name} has no metadata {key!r} (it has: {', '.join(data.meta)})."
+            )
+        return markdown_cell(data.meta[key])
+    column = options.pop("col", None)
+    spec = options.pop("fmt", None)
+    if column is None:
+        raise DocsError(f"{marker.where}: a value marker needs col=COLUMN (or meta=KEY).")
+    require_column(marker, data, column)
+    rows = data.rows
+    for name, wanted in options.items():
+        require_column(marker, data, name)
+        rows = [r for r in rows if same_value(r[name], wanted)]
+        if not rows:
+            raise DocsError(
+                f"{marker.where}: {data.path.name} has no row with {name} = {wanted!r} (and the other filters)."
+            )
+    if len(rows) != 1:
+        raise DocsError(
+            f"{marker.where}: the filters select {len(rows)} rows of {data.path.name}; they must select one."
+        )
+    return markdown_cell(format_value(rows[0][column], spec, column, marker.where))
+
+
+@dataclass
+class RegisteredStage:
+    key: str
+    kind: str
+    title: str
+    source: str
+    chapter: str
+
+
+def read_registry(root: Path) -> list[RegisteredStage]:
+    """The registry as reduction/stages.cpp lists it, with each describe function's fields."""
+    stages_cpp = root / "reduction" / "stages.cpp"
+    if not stages_cpp.is_file():
+        raise DocsError(f"{stages_cpp} does not exist, so the stage list cannot be generated.")
+    text = stages_cpp.read_text(encoding="utf-8")
+    m = re.search(r"registry\(\)\s*\{(.*?)return stages;", text, re.S)
+    if not m:
+        raise DocsError(f"{stages_cpp} has no registry() function of the expected shape.")
+    names = re.findall(r"describe_(\w+)\(\)", m.group(1))
+    bodies: dict[str, str] = {}
+    for path in sorted((root / "reduction").glob("*.cu")) + sorted((root / "reduction" / "baselines").glob("*.cu")):
+        for d in re.finditer(r"Stage describe_(\w+)\(\)\s*\{(.*?)\n\}", path.read_text(encoding="utf-8"), re.S):
+            bodies[d.group(1)] = d.group(2)
+    out = []
+    for name in names:
+        if name not in bodies:
+            raise DocsError(f"describe_{name}() is in the registry but no reduction/**/*.cu file defines it.")
+        body = bodies[name]
+
+        def field_of(pattern: str, what: str) -> str:
+            f = re.search(pattern, body)
+            if not f:
+                raise DocsError(f"describe_{name}() sets no {what}.")
+            return f.group(1)
+
+        baseline = "Kind::baseline" in body
+        ident = field_of(r's\.id\s*=\s*"([^"]*)"', "s.id")
+        key = ident if baseline else "%02d" % int(field_of(r"s\.number\s*=\s*(\d+)", "s.number"))
+        out.append(
+            RegisteredStage(
+                key=key,
+                kind="baseline" if baseline else "stage",
+                title=field_of(r's\.title\s*=\s*"([^"]*)"', "s.title"),
+                source=field_of(r's\.source\s*=\s*"([^"]*)"', "s.source"),
+                chapter=field_of(r's\.chapter\s*=\s*"([^"]*)"', "s.chapter"),
+            )
+        )
+    return out
+
+
+def render_stages(marker: Marker, ctx: Context) -> str:
+    positional, options = split_args(marker)
+    check_options(marker, options, {"kind"})
+    if positional:
+        raise DocsError(f"{marker.where}: a stages marker takes only kind=all|stage|baseline.")
+    kind = options.get("kind", "all")
+    if kind not in ("all", "stage", "baseline"):
+        raise DocsError(f"{marker.where}: kind={kind} is not one of all, stage, baseline.")
+    stages = [s for s in read_registry(ctx.root) if kind == "all" or s.kind == kind]
+    if not stages:
+        raise DocsError(f"{marker.where}: the registry has no {kind} entries.")
+
+    def link(path: str) -> str:
+        rel = Path(os.path.relpath(ctx.root / path, marker.doc_path.parent)).as_posix()
+        return f"[{path}]({rel})"
+
+    body = [[s.key, s.title, link(s.source), link(s.chapter)] for s in stages]
+    registry = Path(os.path.relpath(ctx.root / "reduction" / "stages.cpp", marker.doc_path.parent)).as_posix()
+    note = f"*Generated from the registry, [reduction/stages.cpp]({registry}).*"
+    return markdown_table(["#", "stage", "source", "chapter"], body) + "\n\n" + note
+
+
+def render_code(marker: Marker, ctx: Context) -> str:
+    positional, options = split_args(marker)
+    check_options(marker, options, {"start", "end", "lines", "before", "lang"})
+    if len(positional) != 1 or "start" not in options:
+        raise DocsError(f"{marker.where}: a code marker names one source file and start=REGEX.")
+    if "end" in options and "lines" in options:
+        raise DocsError(f"{marker.where}: give end=REGEX or lines=N, not both.")
+    rel = positional[0]
+    path = (ctx.root / rel).resolve()
+    if not path.is_file():
+        raise DocsError(f"{marker.where}: the source file {rel} does not exist.")
+    lines = path.read_text(encoding="utf-8").splitlines()
+
+    def compiled(option: str) -> re.Pattern:
+        try:
+            return re.compile(options[option])
+        except re.error as e:
+            raise DocsError(f"{marker.where}: {option}={options[option]} is not a regular expression ({e}).") from None
+
+    start_re = compiled("start")
+    first = next((i for i, line in enumerate(lines) if start_re.search(line)), None)
+    if first is None:
+        raise DocsError(f"{marker.where}: {rel} has no line matching start={options['start']!r}.")
+    if "end" in options:
+        end_re = compiled("end")
+        last = next((i for i in range(first, len(lines)) if end_re.search(lines[i])), None)
+        if last is None:
+            raise DocsError(
+                f"{marker.where}: {rel} has no line matching end={options['end']!r} after line {first + 1}."
+            )
+    elif "lines" in options:
+        if not options["lines"].isdigit() or int(options["lines"]) < 1:
+            raise DocsError(f"{marker.where}: lines={options['lines']} must be a positive count.")
+        last = min(len(lines), first + int(options["lines"])) - 1
+    else:
+        # Up to the brace that closes the first brace opened at or after the start line.
+        depth, opened, last = 0, False, None
+        for i in range(first, len(lines)):
+            code = re.sub(r'"(?:\\.|[^"\\])*"|//.*$', "", lines[i])
+            depth += code.count("{") - code.count("}")
+            opened = opened or "{" in code
+            if opened and depth <= 0:
+                last = i
+                break
+        if last is None:
+            raise DocsError(f"{marker.where}: the block that starts at {rel}:{first + 1} never closes.")
+    if "before" in options:
+        if not options["before"].isdigit():
+            raise DocsError(f"{marker.where}: before={options['before']} must be a count of lines.")
+        first = max(0, first - int(options["before"]))
+    excerpt = lines[first : last + 1]
+    # Common indentation, ignoring preprocessor lines (#pragma sits in column 0).
+    indent = min(
+        (len(line) - len(line.lstrip()) for line in excerpt if line.strip() and not line.lstrip().startswith("#")),
+        default=0,
+    )
+    excerpt = [line[min(indent, len(line) - len(line.lstrip())) :] for line in excerpt]
+    link = Path(os.path.relpath(path, marker.doc_path.parent)).as_posix()
+    lang = options.get("lang", "cuda" if path.suffix in (".cu", ".cuh") else "cpp")
+    where = f"line {first + 1}" if first == last else f"lines {first + 1}-{last + 1}"
+    return f"[{rel}]({link}), {where}:\n\n```{lang}\n" + "\n".join(excerpt) + "\n```"
+
+
+RENDERERS = {"results": render_results, "stages": render_stages, "value": render_value, "code": render_code}
+
+
+# ---- documents ---------------------------------------------------------------------
+
+OPEN_RE = re.compile(r"<!-- (results|stages|value|code)(?::\s*(.*?))?\s*-->")
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """Character ranges of fenced code blocks and inline code spans."""
+    regions = []
+    offset = 0
+    fence: str | None = None
+    fence_start = 0
+    for line in text.splitlines(keepends=True):
+        m = re.match(r" {0,3}(`{3,}|~{3,})", line)
+        if fence is None and m:
+            fence, fence_start = m.group(1), offset
+        elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            regions.append((fence_start, offset + len(line)))
+            fence = None
+        elif fence is None:
+            for span in re.finditer(r"(`+)(?!`).*?(?<!`)\1(?!`)", line):
+                regions.append((offset + span.start(), offset + span.end()))
+        offset += len(line)
+    if fence is not None:
+        regions.append((fence_start, len(text)))
+    return regions
+
+
+def inside(pos: int, regions: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in regions)
+
+
+@dataclass
+class Block:
+    marker: Marker
+    start: int  # first character of the generated content
+    end: int  # first character of the closing marker
+
+
+def find_blocks(text: str, doc: Path, doc_path: Path) -> list[Block]:
+    regions = code_regions(text)
+    opens = [m for m in OPEN_RE.finditer(text) if not inside(m.start(), regions)]
+    closes = {
+        kind: [m.start() for m in re.finditer(rf"<!-- /{kind} -->", text) if not inside(m.start(), regions)]
+        for kind in RENDERERS
+    }
+    blocks = []
+    for i, m in enumerate(opens):
+        kind = m.group(1)
+        line = text.count("\n", 0, m.start()) + 1
+        marker = Marker(kind, (m.group(2) or "").strip(), doc, line, doc_path)
+        limit = opens[i + 1].start() if i + 1 < len(opens) else len(text)
+        ends = [c for c in closes[kind] if m.end() <= c < limit]
+        if not ends:
+            raise DocsError(f"{marker.where}: {marker.describe()} has no <!-- /{kind} --> before the next marker.")
+        if kind == "value" and "\n" in text[m.end() : ends[0]]:
+            raise DocsError(f"{marker.where}: a value marker must be closed on the same line.")
+        blocks.append(Block(marker, m.end(), ends[0]))
+    all_closes = sorted(c for cs in closes.values() for c in cs)
+    used = {b.end for b in blocks}
+    for c in all_closes:
+        if c not in used:
+            line = text.count("\n", 0, c) + 1
+            raise DocsError(f"{doc}:{line}: a closing marker has no opening marker.")
+    return blocks
+
+
+@dataclass
+class DocResult:
+    path: Path
+    old: str
+    new: str
+    stale: list[Block] = field(default_factory=list)
+    missing: list[tuple[Marker, Path]] = field(default_factory=list)
+    false_claims: list[tuple[Marker, str]] = field(default_factory=list)
+    blocks: int = 0
+    claims: int = 0
+
+
+def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
+    try:
+        old = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DocsError(f"{shown} cannot be read ({e}).") from None
+    blocks = find_blocks(old, shown, path)
+    result = DocResult(path, old, old, blocks=len(blocks))
+    pieces, last = [], 0
+    for b in blocks:
+        try:
+            generated = RENDERERS[b.marker.kind](b.marker, ctx)
+            content = generated if b.marker.kind == "value" else "\n" + generated + "\n"
+        except MissingFile as e:
+            result.missing.append((b.marker, e.path))
+            content = old[b.start : b.end]
+        if content != old[b.start : b.end]:
+            result.stale.append(b)
+        pieces.append(old[last : b.start])
+        pieces.append(content)
+        last = b.end
+    pieces.append(old[last:])
+    result.new = "".join(pieces)
+    claims = find_claims(old, shown, path)
+    result.claims = len(claims)
+    for marker in claims:
+        try:
+            problem = evaluate_claim(marker, ctx)
+        except MissingFile as e:
+            result.missing.append((marker, e.path))
+            continue
+        if problem:
+            result.false_claims.append((marker, problem))
+    return result
+
+
+COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+CLAIM_RE = re.compile(r"<!-- claim:\s*(.*?)\s*-->")
+OPERAND_RE = re.compile(r"(\w+)\[([^\]]*)\]")
+
+
+def find_claims(text: str, doc: Path, doc_path: Path) -> list[Marker]:
+    regions = code_regions(text)
+    return [
+        Marker("claim", m.group(1), doc, text.count("\n", 0, m.start()) + 1, doc_path)
+        for m in CLAIM_RE.finditer(text)
+        if not inside(m.start(), regions)
+    ]
+
+
+def claim_operand(marker: Marker, data: ResultFile, token: str) -> tuple[list[float], str]:
+    """The numbers an operand stands for, and a description of it."""
+    number = parse_number(token)
+    if number is not None:
+        return [number], token
+    m = OPERAND_RE.fullmatch(token)
+    if not m:
+        raise DocsError(f"{marker.where}: {token!r} is neither a number nor COLUMN[FILTER=VALUE,...].")
+    column = m.group(1)
+    require_column(marker, data, column)
+    rows = data.rows
+    for item in parse_list(m.group(2)):
+        if "=" not in item:
+            raise DocsError(f"{marker.where}: filter {item!r} in {token} must read COLUMN=VALUE.")
+        name, wanted = item.split("=", 1)
+        require_column(marker, data, name)
+        rows = [r for r in rows if same_value(r[name], wanted)]
+    if not rows:
+        raise DocsError(f"{marker.where}: {token} selects no row of {data.path.name}.")
+    values = []
+    for r in rows:
+        v = parse_number(r[column])
+        if v is None:
+            raise DocsError(f"{marker.where}: {token} selects {r[column]!r}, which is not a number.")
+        values.append(v)
+    return values, token
+
+
+def evaluate_claim(marker: Marker, ctx: Context) -> str:
+    """Empty when the claim holds; otherwise what is false."""
+    try:
+        tokens = shlex.split(marker.args)
+    except ValueError as e:
+        raise DocsError(f"{marker.where}: the claim cannot be read ({e}).") from None
+    if len(tokens) != 4:
+        raise DocsError(f"{marker.where}: a claim reads FILE LEFT OPERATOR RIGHT, e.g. "
+                        "reduce_2p24.csv median_us[key=02] > median_us[key=01].")
+    name, left, op, right = tokens
+    data = ctx.load(marker, name)
+    lhs, ldesc = claim_operand(marker, data, left)
+    rhs, rdesc = claim_operand(marker, data, right)
+    if len(lhs) > 1 and len(rhs) > 1:
+        raise DocsError(f"{marker.where}: only one side of a claim may select several rows.")
+    tolerance = re.fullmatch(r"~(\d+(?:\.\d+)?)%", op)
+    if tolerance:
+        share = float(tolerance.group(1)) / 100.0
+
+        def compare(a: float, b: float) -> bool:
+            return abs(a - b) <= share * abs(b)
+
+    elif op in COMPARISONS:
+        compare = COMPARISONS[op]
+    else:
+        raise DocsError(f"{marker.where}: unknown operator {op!r} (allowed: <, <=, >, >=, ~N%).")
+    for a in lhs:
+        for b in rhs:
+            if not compare(a, b):
+                return f"{ldesc} = {a:g}, {rdesc} = {b:g}"
+    return ""
+
+
+def default_documents(root: Path) -> list[Path]:
+    docs = [root / "README.md"] if (root / "README.md").is_file() else []
+    return docs + sorted((root / "chapters").glob("*.md"))
+
+
+def display(path: Path, root: Path) -> Path:
+    try:
+        return path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Regenerates the results tables and values in README.md and chapters/*.md from results/h200/.",
+    )
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated part is stale")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
+    parser.add_argument("--results", type=Path, help="folder of the result files (default: ROOT/results/h200)")
+    parser.add_argument("files", nargs="*", type=Path, help="Markdown files (default: README.md and chapters/*.md)")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    results = (args.results or root / "results" / "h200").resolve()
+    ctx = Context(root, results)
+    docs = [p.resolve() for p in args.files] if args.files else default_documents(root)
+    try:
+        for p in docs:
+            if not p.is_file():
+                raise DocsError(f"{p} does not exist.")
+        outcomes = [process_document(p, ctx, display(p, root)) for p in docs]
+    except DocsError as e:
+        print(f"{PROGRAM}: {e}", file=sys.stderr)
+        return 2
+
+    missing = [(o, marker, m) for o in outcomes for marker, m in o.missing]
+    if missing:
+        names = sorted({display(m, root).as_posix() for _, _, m in missing})
+        first = missing[0][1].where
+        if args.check:
+            print(
+                f"{PROGRAM}: missing result file{'s' if len(names) > 1 else ''} {', '.join(names)} "
+                f"(first named at {first}); commit the results, then run scripts/update_docs.py.",
+                file=sys.stderr,
+            )
+            return 2
+        for name in names:
+            print(f"{PROGRAM}: warning: {name} does not exist; the parts generated from it were left unchanged.",
+                  file=sys.stderr)
+
+    total = sum(o.blocks for o in outcomes)
+    false_claims = [(marker, problem) for o in outcomes for marker, problem in o.false_claims]
+
+    def report_claims() -> None:
+        for marker, problem in false_claims:
+            print(f"{marker.where}: {marker.describe()} no longer holds ({problem}): rewrite the sentence it backs")
+
+    if args.check:
+        stale = [(o, b) for o in outcomes for b in o.stale]
+        for _, b in stale:
+            print(f"{b.marker.where}: {b.marker.describe()} is stale: run scripts/update_docs.py")
+        report_claims()
+        if stale or false_claims:
+            print(f"{len(stale)} of {total} generated parts are stale; {len(false_claims)} claims are false.")
+            return 1
+        claims = sum(o.claims for o in outcomes)
+        print(
+            f"All {total} generated parts in {len(outcomes)} file{'s' if len(outcomes) != 1 else ''} are up to "
+            f"date and all {claims} claims hold."
+        )
+        return 0
+    changed = [o for o in outcomes if o.new != o.old]
+    for o in changed:
+        write_atomically(o.path, o.new)
+        print(f"updated {display(o.path, root)} ({len(o.stale)} part{'s' if len(o.stale) != 1 else ''})")
+    if not changed:
+        print(
+            f"All {total} generated parts in {len(outcomes)} file{'s' if len(outcomes) != 1 else ''} "
+            "were already up to date."
+        )
+    report_claims()
+    return 1 if false_claims else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
