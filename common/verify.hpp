@@ -12,7 +12,9 @@
 // The double-precision reference of the same float inputs adds its own error,
 // at most gamma_double(n) * sum |x_i|, which the tolerance also includes.
 // A NaN reference requires a NaN result; an infinite reference requires the same
-// infinity.
+// infinity. When d u >= 1 the bound is infinite and says nothing: the result is
+// then reported as unbounded (not ok, and not a failure of the stage's code):
+// a one-thread float sum of 2^28 values is not a result anyone can vouch for.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +45,7 @@ struct Check {
   double abs_error = 0.0;
   double rel_error = 0.0;  // |result - sum| / |sum|; NaN when sum is 0 or not finite
   double tolerance = 0.0;  // allowed |result - sum|
+  bool unbounded = false;  // no finite error bound at this depth (not ok, shown as "no-bound")
   std::string detail;      // why it failed, empty when ok
 };
 

@@ -70,3 +70,12 @@ TEST_CASE("check_sum: NaN and Inf follow IEEE addition", "[verify]") {
   CHECK_FALSE(common::check_sum(nan, finite, 5, 5).ok);
   CHECK_FALSE(common::check_sum(inf, finite, 5, 5).ok);
 }
+
+TEST_CASE("check_sum fails when the depth leaves no finite bound", "[verify]") {
+  common::Reference ref{1000.0, 1000.0};
+  const auto c = common::check_sum(1000.0f, ref, std::size_t{1} << 25, std::size_t{1} << 25);
+  CHECK_FALSE(c.ok);
+  CHECK(c.unbounded);
+  CHECK(c.detail.find("no error bound") != std::string::npos);
+  CHECK_FALSE(common::check_sum(1000.0f, ref, 10, 10).unbounded);
+}
