@@ -1,0 +1,393 @@
+#include "dot_runner.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cli.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "dot_inputs.hpp"
+#include "output.hpp"
+#include "prepared_variant.hpp"
+#include "timing.hpp"
+#include "tolerance.hpp"
+#include "variants.hpp"
+
+namespace mixed_precision {
+namespace {
+
+struct Options {
+  std::uint64_t n = std::uint64_t{1} << 24;
+  std::string variants = "all";
+  std::string csv;
+  std::string json;
+  bool warm_l2 = false;
+  bool list = false;
+  bool run_once = false;
+  std::uint64_t seed = 1;
+  int device = 0;
+  common::TimingOptions timing;
+};
+
+// One element type's vectors on the device and their reference.
+struct Inputs {
+  DeviceVectors vectors;
+  DotReference ref;
+};
+
+struct Row {
+  const Variant* variant = nullptr;
+  unsigned grid = 0;
+  std::size_t depth = 0;
+  DotOutput output;
+  common::Check check;
+  bool timed = false;
+  common::Timing timing;
+};
+
+std::string input_description(ElementType t, int int8_magnitude) {
+  if (t == ElementType::i8)
+    return "non-zero whole numbers uniform in [-" + std::to_string(int8_magnitude) + ", " +
+           std::to_string(int8_magnitude) + "]";
+  return "random sign, magnitude uniform in [0.5, 1), rounded to " + element_name(t);
+}
+
+std::string format_bytes(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  if (bytes >= 1 << 30)
+    s << bytes / (1 << 30) << " GiB";
+  else if (bytes >= 1 << 20)
+    s << bytes / (1 << 20) << " MiB";
+  else
+    s << bytes / (1 << 10) << " KiB";
+  return s.str();
+}
+
+double ratio(double num, double den) { return (den > 0.0 && num > 0.0) ? num / den : NAN; }
+
+class VariantRunner {
+ public:
+  VariantRunner(const common::DeviceInfo& device, const Options& options, cudaStream_t stream,
+                common::L2Flusher* flusher)
+      : device_(device), options_(options), stream_(stream), flusher_(flusher) {}
+
+  // The vectors of one element type, generated, uploaded and referenced on first use.
+  const Inputs& inputs(ElementType t) {
+    auto& slot = cache_[t];
+    if (!slot) {
+      const std::size_t n = options_.n;
+      if (n >= (std::uint64_t{1} << 26))
+        std::cerr << "generating 2 x " << common::format_count(n) << " " << element_name(t)
+                  << " inputs and their reference..." << std::endl;
+      const HostVectors host = make_inputs(t, options_.seed, n, int8_magnitude_limit(n));
+      slot = std::make_unique<Inputs>();
+      slot->ref = reference_dot(host);
+      slot->vectors = upload(host);
+    }
+    return *slot;
+  }
+
+  Row run(const Variant& v) {
+    const Inputs& in = inputs(v.element);
+    PreparedVariant prepared(v, in.vectors, device_, stream_);
+    Row row;
+    row.variant = &v;
+    row.grid = prepared.grid();
+    row.depth = prepared.error_depth();
+
+    const auto t0 = std::chrono::steady_clock::now();
+    nvtxRangePushA(v.id);
+    row.output = prepared.run_checked();
+    nvtxRangePop();
+    const double checked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    row.check = prepared.check(row.output, in.ref);
+    if (!row.check.ok || options_.run_once) return row;
+
+    // The checked run warmed everything up; a slow row needs no second warm-up.
+    common::TimingOptions timing = options_.timing;
+    timing.flush_l2 = !options_.warm_l2;
+    if (checked_ms > 100.0) timing.warmup = 0;
+    const std::string range = std::string(v.id) + " (timed)";
+    nvtxRangePushA(range.c_str());
+    row.timing = common::time_gpu_work([&](cudaStream_t) { prepared.launch(); }, stream_, timing, flusher_);
+    nvtxRangePop();
+    row.timed = true;
+    return row;
+  }
+
+ private:
+  const common::DeviceInfo& device_;
+  const Options& options_;
+  cudaStream_t stream_;
+  common::L2Flusher* flusher_;
+  std::map<ElementType, std::unique_ptr<Inputs>> cache_;
+};
+
+common::Record make_record(const Row& r, std::size_t n, const DotReference& ref, const common::DeviceInfo& d,
+                           double t_fp32, int int8_magnitude) {
+  using common::number_field;
+  using common::text_field;
+  const Variant& v = *r.variant;
+  const double pair_bytes = 2.0 * static_cast<double>(element_bytes(v.element));
+  const double us = r.timed ? r.timing.us.median : NAN;
+  const double gbs = r.timed ? static_cast<double>(n) * pair_bytes / (us * 1e-6) / 1e9 : NAN;
+  const double reference = ref.integer ? static_cast<double>(ref.exact) : ref.dot;
+  std::string reps = "-";
+  if (r.timed) reps = std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "");
+  return {
+      number_field("n", static_cast<double>(n)),
+      text_field("key", variant_key(v)),
+      text_field("id", v.id),
+      text_field("variant", v.title),
+      text_field("element", element_name(v.element)),
+      text_field("accumulator", accumulator_name(v.accumulator)),
+      text_field("inputs", input_description(v.element, int8_magnitude)),
+      number_field("bytes_per_element", pair_bytes),
+      number_field("grid", static_cast<double>(r.grid)),
+      number_field("block", kBlock),
+      text_field("reps", reps),
+      number_field("median_us", us),
+      number_field("min_us", r.timed ? r.timing.us.min : NAN),
+      number_field("max_us", r.timed ? r.timing.us.max : NAN),
+      number_field("gbs", gbs),
+      number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
+      number_field("gmacs", r.timed ? static_cast<double>(n) / (us * 1e-6) / 1e9 : NAN),
+      number_field("vs_fp32", ratio(t_fp32, us)),
+      number_field("result", r.output.as_double()),
+      number_field("reference", reference),
+      number_field("sum_abs_products", ref.sum_abs),
+      number_field("abs_error", r.check.abs_error),
+      number_field("rel_error", r.check.rel_error),
+      number_field("error_depth", v.accumulator == Accumulator::i32 ? NAN : static_cast<double>(r.depth)),
+      number_field("tolerance", r.check.tolerance),
+      number_field("rel_bound", reference != 0.0 ? r.check.tolerance / std::fabs(reference) : NAN),
+      text_field("check", r.check.ok ? "ok" : "FAIL"),
+      text_field("deterministic", v.deterministic ? "yes" : "no"),
+  };
+}
+
+std::vector<common::Column> table_columns() {
+  return {
+      {"key", "#", 2, 0, true},         {"variant", "variant", 32, 0, true}, {"bytes_per_element", "B/el", 4, 0},
+      {"reps", "reps", 5, 0},           {"median_us", "median-us", 10, 1},   {"gbs", "GB/s", 7, 0},
+      {"pct_peak", "%peak", 6, 1},      {"gmacs", "GMAC/s", 7, 0},           {"rel_error", "rel-error", 9, 1},
+      {"rel_bound", "rel-bound", 9, 1}, {"vs_fp32", "vs-FP32", 7, 2},        {"check", "check", 5, 0},
+  };
+}
+
+int run(const Options& opt, const std::vector<const Variant*>& selected) {
+  // Everything that can be refused without a device is refused first.
+  const std::string too_large = n_limit_error(opt.n, selected);
+  if (!too_large.empty()) throw common::UsageError(too_large);
+
+  const common::DeviceInfo device = common::query_device(opt.device);
+  const std::size_t n = opt.n;
+
+  // FP32 is measured in the same run (shown only when selected) so every row has
+  // its speed ratio; a --run-once pass measures nothing extra.
+  std::vector<const Variant*> measured = selected;
+  const Variant* fp32 = &baseline();
+  const bool show_fp32 = std::find(selected.begin(), selected.end(), fp32) != selected.end();
+  if (!opt.run_once && !show_fp32) measured.insert(measured.begin(), fp32);
+
+  // Device memory: both vectors of every element type, the scratch, the flush buffer.
+  std::vector<ElementType> types;
+  for (const Variant* v : measured)
+    if (std::find(types.begin(), types.end(), v->element) == types.end()) types.push_back(v->element);
+  std::size_t input_bytes = 0;
+  for (ElementType t : types) input_bytes += 2 * n * element_bytes(t);
+  const std::size_t flush_bytes = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
+  const std::size_t scratch_bytes = dot_scratch_bytes(static_cast<unsigned>(device.sm_count) * 64);
+  const std::size_t need = input_bytes + flush_bytes + scratch_bytes + (std::size_t{1} << 20);
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  common::device_memory(free_bytes, total_bytes);
+  if (need > free_bytes)
+    throw common::UsageError("n = " + common::format_count(n) + " needs " + std::to_string(need) +
+                             " bytes of GPU memory (vectors " + std::to_string(input_bytes) + ", L2 flush buffer " +
+                             std::to_string(flush_bytes) + ", scratch, output and slack) but only " +
+                             std::to_string(free_bytes) + " bytes are free on " + device.name + ".");
+
+  const int int8_magnitude = int8_magnitude_limit(n);
+  const bool has_int8 = std::find(types.begin(), types.end(), ElementType::i8) != types.end();
+  const bool has_float = std::any_of(types.begin(), types.end(), [](ElementType t) { return t != ElementType::i8; });
+
+  common::CudaStream stream;
+  std::unique_ptr<common::L2Flusher> flusher;
+  if (flush_bytes > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes);
+  VariantRunner runner(device, opt, stream.get(), flusher.get());
+
+  if (opt.run_once) {
+    // For profilers and sanitizers: exactly one checked launch of each variant.
+    bool all_ok = true;
+    for (const Variant* v : selected) {
+      const Row r = runner.run(*v);
+      const DotReference& ref = runner.inputs(v->element).ref;
+      std::cout.precision(9);
+      std::cout << variant_key(*v) << " " << v->id << ": dot " << r.output.as_double() << " (reference "
+                << (ref.integer ? static_cast<double>(ref.exact) : ref.dot) << ") "
+                << (r.check.ok ? "ok" : "FAIL: " + r.check.detail) << "\n";
+      all_ok = all_ok && r.check.ok;
+    }
+    return all_ok ? 0 : 1;
+  }
+
+  common::Metadata meta = common::base_metadata(device);
+  meta.push_back({"n", std::to_string(n)});
+  meta.push_back({"seed", std::to_string(opt.seed)});
+  if (has_float) meta.push_back({"float_inputs", input_description(ElementType::f32, 0) + " (each row's type)"});
+  if (has_int8) meta.push_back({"int8_inputs", input_description(ElementType::i8, int8_magnitude)});
+  meta.push_back({"reference", "double (int64 for int8) dot product of the same rounded values"});
+  meta.push_back({"block", std::to_string(kBlock)});
+  meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
+  meta.push_back({"min_reps", std::to_string(opt.timing.min_reps)});
+  meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
+  meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
+  meta.push_back({"timing", "CUDA events around the launcher, median of the repetitions"});
+
+  std::cout << "Dot products x . y on " << device.name << " (sm_" << device.cc_major << device.cc_minor << ", "
+            << device.sm_count << " SMs, " << format_bytes(static_cast<double>(device.l2_bytes)) << " L2, theoretical "
+            << static_cast<long>(device.peak_bandwidth_gbs()) << " GB/s), driver " << device.driver << "\n"
+            << "n = " << common::format_count(n) << " elements per vector, seed " << opt.seed << ", median of up to "
+            << opt.timing.reps << " repetitions per row, L2 "
+            << (opt.warm_l2 ? "warm (not flushed)" : "flushed before each repetition") << "\n";
+  if (has_float)
+    std::cout << "float inputs: random sign, magnitude uniform in [0.5, 1), rounded to each row's type on the host "
+                 "(no FP16 input or product underflows)\n";
+  if (has_int8)
+    std::cout << "int8 inputs: " << input_description(ElementType::i8, int8_magnitude) << ", the widest range with n x "
+              << int8_magnitude << "^2 <= 2^31 - 1, so no int32 partial sum can overflow\n";
+  std::cout << "reference: double (int64 for int8) dot product of the same rounded values\n\n";
+
+  common::TablePrinter table(std::cout, table_columns());
+  table.header();
+  std::vector<common::Record> records;
+  bool all_ok = true;
+  bool any_capped = false;
+  double t_fp32 = NAN;
+  for (const Variant* v : measured) {
+    const Row r = runner.run(*v);
+    if (v == fp32 && r.timed) t_fp32 = r.timing.us.median;
+    if (!r.check.ok) std::cout << "  " << variant_key(*v) << " failed its check: " << r.check.detail << "\n";
+    all_ok = all_ok && r.check.ok;
+    if (v == fp32 && !show_fp32) continue;
+    common::Record rec = make_record(r, n, runner.inputs(v->element).ref, device, t_fp32, int8_magnitude);
+    table.row(rec);
+    any_capped = any_capped || (r.timed && r.timing.capped);
+    records.push_back(std::move(rec));
+  }
+
+  std::cout << "\nB/el = bytes per element of both vectors; GB/s = n x B/el / median time; %peak against the "
+               "theoretical "
+            << static_cast<long>(device.peak_bandwidth_gbs())
+            << " GB/s; GMAC/s = multiply-adds per second (n / median time);\n"
+               "rel-error = |result - reference| / |reference|; rel-bound = the variant's worst-case error bound "
+               "(mixed_precision/tolerance.hpp) / |reference|; vs-FP32 = FP32 time / this row's time, same run.\n";
+  if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
+
+  if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
+  if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
+  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+std::string n_limit_error(std::uint64_t n, const std::vector<const Variant*>& variants) {
+  for (const Variant* v : variants) {
+    if (n <= v->max_n) continue;
+    const std::string count = common::format_count(n);
+    std::string why = "--n " + count + (count != std::to_string(n) ? " (" + std::to_string(n) + ")" : "") +
+                      " is larger than variant " + variant_key(*v) + " (" + v->id + ") supports: at most " +
+                      std::to_string(v->max_n) + " elements";
+    if (v->element == ElementType::i8)
+      why += " (2^31 - 1: beyond it even products of +-1 could overflow the int32 accumulator)";
+    return why + ".";
+  }
+  return "";
+}
+
+int mixed_precision_main(int argc, const char* const* argv, const char* program, const char* preselected) {
+  Options opt;
+  if (preselected != nullptr) {
+    opt.variants = preselected;
+    if (select_variants(preselected).front() != &baseline()) opt.variants = variant_key(baseline()) + "," + preselected;
+  }
+  common::ArgParser args(
+      program, preselected != nullptr
+                   ? std::string("Verifies and times mixed-precision dot-product variant ") + preselected +
+                         " (and the FP32 baseline for comparison) on the GPU."
+                   : "Verifies and times every mixed-precision dot-product variant (FP32, FP16, BF16, INT8) on the GPU "
+                     "and prints the table.");
+  args.option("--n", "N",
+              "elements per vector (default 2^24); 16777216, 2^24, 16M, or bytes such as 64MiB counted in 4-byte "
+              "FP32 elements",
+              [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
+  args.option("--variants", "LIST", "variants to run: numbers (3, 03), ids, ranges (2-4) or all",
+              [&](const std::string& v) {
+                select_variants(v);  // validate now
+                opt.variants = v;
+              });
+  args.option("--reps", "R", "timed repetitions per row, at most (default 100)", [&](const std::string& v) {
+    opt.timing.reps = static_cast<int>(common::parse_int(v, "--reps", 1, 1000000));
+  });
+  args.option("--min-reps", "R", "repetitions per row however slow it is (default 3)", [&](const std::string& v) {
+    opt.timing.min_reps = static_cast<int>(common::parse_int(v, "--min-reps", 1, 1000000));
+  });
+  args.option("--budget-ms", "MS", "time budget per row; fewer repetitions for slow rows (default 1000)",
+              [&](const std::string& v) { opt.timing.budget_ms = common::parse_double(v, "--budget-ms", 1, 3.6e6); });
+  args.option("--seed", "S", "seed of the inputs (default 1)", [&](const std::string& v) {
+    opt.seed = static_cast<std::uint64_t>(common::parse_int(v, "--seed", 0, INT64_MAX));
+  });
+  args.option("--device", "D", "CUDA device ordinal (default 0)",
+              [&](const std::string& v) { opt.device = static_cast<int>(common::parse_int(v, "--device", 0, 1023)); });
+  args.option("--csv", "FILE", "also write every column and the run's metadata as CSV", [&](const std::string& v) {
+    common::require_writable(v, "--csv");
+    opt.csv = v;
+  });
+  args.option("--json", "FILE", "also write them as JSON", [&](const std::string& v) {
+    common::require_writable(v, "--json");
+    opt.json = v;
+  });
+  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
+  args.flag("--run-once", "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)",
+            &opt.run_once);
+  args.flag("--list",
+            "print the registry (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
+            &opt.list);
+  args.epilog(
+      "Inputs: floats with a random sign and a magnitude uniform in [0.5, 1), rounded to each variant's type; int8 "
+      "non-zero whole numbers in [-m, m] with m the largest value (at most 127) for which n x m^2 <= 2^31 - 1. The "
+      "INT8 variant accepts n up to 2^31 - 1.\n"
+      "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
+      "device.");
+
+  try {
+    if (!args.parse(argc, argv)) return 0;
+    if (opt.list) {
+      std::cout << registry_listing();
+      return 0;
+    }
+    return run(opt, select_variants(opt.variants));
+  } catch (const common::UsageError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return common::kExitUsage;
+  } catch (const common::NoDeviceError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return common::kExitNoDevice;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace mixed_precision
