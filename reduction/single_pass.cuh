@@ -15,7 +15,7 @@
 // function for float sums; chapter 12 explains it.
 //
 // Usage:
-//   reduction::generic::Workspace ws(max_n, sizeof(T));   // once: zeroed ticket + partials
+//   reduction::generic::Workspace ws;   // once per device: zeroed ticket + partials
 //   reduction::generic::reduce<float, reduction::generic::Sum>(in, n, out, ws, stream);
 #pragma once
 

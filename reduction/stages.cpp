@@ -35,13 +35,26 @@ Stage describe_one_block();
 
 const std::vector<Stage>& registry() {
   static const std::vector<Stage> stages = {
-      describe_naive_global(), describe_shared_memory(), describe_bitwise_and(),
-      describe_interleaved_addressing(), describe_sequential_addressing(), describe_grid_stride(),
-      describe_loads_in_flight(), describe_warp_shuffle(), describe_cooperative_groups(),
-      describe_loop_unrolling(), describe_block_atomics(),
-      describe_vectorized(), describe_single_pass(), describe_reproducible(), describe_compensated(),
+      describe_naive_global(),
+      describe_shared_memory(),
+      describe_bitwise_and(),
+      describe_interleaved_addressing(),
+      describe_sequential_addressing(),
+      describe_grid_stride(),
+      describe_loads_in_flight(),
+      describe_warp_shuffle(),
+      describe_cooperative_groups(),
+      describe_loop_unrolling(),
+      describe_block_atomics(),
+      describe_vectorized(),
+      describe_single_pass(),
+      describe_reproducible(),
+      describe_compensated(),
 
-      describe_cub(),          describe_thrust(),        describe_one_thread(),  describe_atomic_per_element(),
+      describe_cub(),
+      describe_thrust(),
+      describe_one_thread(),
+      describe_atomic_per_element(),
       describe_one_block(),
   };
   return stages;

@@ -15,8 +15,8 @@ namespace g = reduction::generic;
 
 namespace {
 
-const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 33, 1023, 1025, 4097, (std::size_t{1} << 20) + 7,
-                                         (std::size_t{1} << 24) + 1};
+const std::vector<std::size_t> kSizes = {
+    1, 2, 3, 31, 33, 1023, 1025, 4097, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
 
 template <typename T>
 std::vector<T> make_values(std::size_t n, std::uint64_t seed) {
