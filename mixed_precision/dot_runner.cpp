@@ -362,7 +362,7 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
   args.flag("--run-once", "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)",
             &opt.run_once);
   args.flag("--list",
-            "print the registry (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
+            "print the selected variants (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
             &opt.list);
   args.epilog(
       "Inputs: floats with a random sign and a magnitude uniform in [0.5, 1), rounded to each variant's type; int8 "
@@ -374,7 +374,7 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
   try {
     if (!args.parse(argc, argv)) return 0;
     if (opt.list) {
-      std::cout << registry_listing();
+      std::cout << registry_listing(select_variants(opt.variants));
       return 0;
     }
     return run(opt, select_variants(opt.variants));

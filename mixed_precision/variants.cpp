@@ -117,12 +117,18 @@ std::vector<const Variant*> select_variants(const std::string& spec) {
   return chosen;
 }
 
-std::string registry_listing() {
+std::string registry_listing(const std::vector<const Variant*>& selection) {
   std::ostringstream out;
-  for (const auto& v : registry())
-    out << variant_key(v) << '\t' << v.id << '\t' << element_name(v.element) << '\t' << accumulator_name(v.accumulator)
-        << '\t' << v.title << '\t' << v.source << '\t' << v.chapter << '\n';
+  for (const Variant* v : selection)
+    out << variant_key(*v) << '\t' << v->id << '\t' << element_name(v->element) << '\t'
+        << accumulator_name(v->accumulator) << '\t' << v->title << '\t' << v->source << '\t' << v->chapter << '\n';
   return out.str();
+}
+
+std::string registry_listing() {
+  std::vector<const Variant*> all;
+  for (const auto& v : registry()) all.push_back(&v);
+  return registry_listing(all);
 }
 
 }  // namespace mixed_precision

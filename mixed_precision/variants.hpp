@@ -25,6 +25,8 @@ std::vector<const Variant*> select_variants(const std::string& spec);
 
 // The registry as text, one line per variant, tab-separated: key, id, element type,
 // accumulator, title, source, chapter (what `mixed_precision --list` prints).
+// With a selection (from select_variants), only those variants, in registry order.
 std::string registry_listing();
+std::string registry_listing(const std::vector<const Variant*>& selection);
 
 }  // namespace mixed_precision

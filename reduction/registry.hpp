@@ -22,6 +22,8 @@ std::vector<const Stage*> select_stages(const std::string& spec);
 
 // The registry as text, one line per entry, tab-separated:
 // key, id, kind, title, source, chapter (what `reduce --list` prints for scripts).
+// With a selection (from select_stages), only those entries, in registry order.
 std::string registry_listing();
+std::string registry_listing(const std::vector<const Stage*>& selection);
 
 }  // namespace reduction

@@ -408,7 +408,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
   });
   args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
   args.flag("--run-once", "one checked launch of each stage and nothing else (for ncu and nsys)", &opt.run_once);
-  args.flag("--list", "print the registry (key, id, kind, title, source, chapter), tab-separated, and exit", &opt.list);
+  args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit", &opt.list);
   args.epilog(
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");
@@ -416,7 +416,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
   try {
     if (!args.parse(argc, argv)) return 0;
     if (opt.list) {
-      std::cout << registry_listing();
+      std::cout << registry_listing(select_stages(opt.stages));
       return 0;
     }
     if (!opt.sweep.empty() && opt.run_once) throw common::UsageError("--sweep and --run-once cannot be combined.");

@@ -148,12 +148,18 @@ std::vector<const Stage*> select_stages(const std::string& spec) {
   return chosen;
 }
 
-std::string registry_listing() {
+std::string registry_listing(const std::vector<const Stage*>& selection) {
   std::ostringstream out;
-  for (const auto& s : registry())
-    out << stage_key(s) << '\t' << s.id << '\t' << (s.kind == Kind::stage ? "stage" : "baseline") << '\t' << s.title
-        << '\t' << s.source << '\t' << s.chapter << '\n';
+  for (const Stage* s : selection)
+    out << stage_key(*s) << '\t' << s->id << '\t' << (s->kind == Kind::stage ? "stage" : "baseline") << '\t'
+        << s->title << '\t' << s->source << '\t' << s->chapter << '\n';
   return out.str();
+}
+
+std::string registry_listing() {
+  std::vector<const Stage*> all;
+  for (const auto& s : registry()) all.push_back(&s);
+  return registry_listing(all);
 }
 
 }  // namespace reduction

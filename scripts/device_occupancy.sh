@@ -79,6 +79,11 @@ sanitize() {
   text=$(compute-sanitizer --tool "$tool" "$@" 2>&1)
   rc=$?
   errors=$(printf '%s\n' "$text" | sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' | tail -1)
+  # racecheck ends with its own summary: "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)";
+  # a hazard of either kind is a failure here.
+  if [ -z "$errors" ] && [ "$tool" = racecheck ]; then
+    errors=$(printf '%s\n' "$text" | sed -n 's/.*RACECHECK SUMMARY: \([0-9][0-9]*\) hazard.*/\1/p' | tail -1)
+  fi
   if [ -z "$errors" ] || [ "$errors" -ne 0 ] || [ "$rc" -ne 0 ]; then
     verdict=FAIL
     status=1
