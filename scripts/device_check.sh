@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build, run the GPU tests, print the tables, and write
-# the result files. Steps (any subset, in this order): build test table sweep sanitize.
+# the result files. Steps (any subset, in this order): build test table sweep sanitize
+# profile.
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES, and CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/
+# SWEEP_STAGES, PROFILE_N (default 2^24), and CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/
 # folder in the repository is used automatically).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -46,8 +47,19 @@ for step in "${steps[@]}"; do
     sanitize)
       scripts/sanitize.sh --build "$BUILD_DIR" --out "$OUT/sanitize.txt" || status=1
       ;;
+    profile)
+      # Nsight Compute over every stage and baseline, every mixed-precision variant and
+      # a few occupancy configurations; reports and exports stay in $OUT/profile.
+      scripts/profile.sh --build "$BUILD_DIR" --out "$OUT/profile" --n "${PROFILE_N:-2^24}" || status=1
+      scripts/profile.sh --program mixed_precision --build "$BUILD_DIR" --out "$OUT/profile" \
+        --n "${PROFILE_N:-2^24}" || status=1
+      scripts/profile.sh --program occupancy --build "$BUILD_DIR" --out "$OUT/profile" || status=1
+      for t in ncu_metrics ncu_metrics_mixed_precision ncu_metrics_occupancy; do
+        for ext in csv txt; do [ -f "$OUT/profile/$t.$ext" ] && cp "$OUT/profile/$t.$ext" "$OUT/"; done
+      done
+      ;;
     *)
-      echo "unknown step '$step' (allowed: build test table sweep sanitize)" >&2
+      echo "unknown step '$step' (allowed: build test table sweep sanitize profile)" >&2
       exit 2
       ;;
   esac
