@@ -65,4 +65,16 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
+// Copies to device memory and returns only when the bytes have landed. A plain
+// cudaMemcpy from pageable host memory may return while its last piece is still on
+// the way (the runtime only promises the host buffer was staged), and a device-to-
+// device cudaMemcpy does not wait at all; a kernel launched next on a non-blocking
+// stream (CudaStream) does not wait for the legacy default stream either, so it could
+// read a half-written input. The device-wide synchronisation closes that window.
+inline void copy_to_device(void* dst, const void* src, std::size_t bytes,
+                           cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace common

@@ -15,8 +15,8 @@ DeviceVectors upload(const HostVectors& host) {
   d.n = host.n;
   d.x = common::DeviceBuffer<unsigned char>(host.x.size());
   d.y = common::DeviceBuffer<unsigned char>(host.y.size());
-  CUDA_CHECK(cudaMemcpy(d.x.get(), host.x.data(), host.x.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d.y.get(), host.y.data(), host.y.size(), cudaMemcpyHostToDevice));
+  common::copy_to_device(d.x.get(), host.x.data(), host.x.size());
+  common::copy_to_device(d.y.get(), host.y.data(), host.y.size());
   return d;
 }
 

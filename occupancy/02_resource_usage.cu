@@ -127,8 +127,8 @@ class Problem {
         d_a_(elems_),
         d_b_(elems_),
         d_c_(elems_) {
-    CUDA_CHECK(cudaMemcpy(d_a_.get(), a_.data(), d_a_.bytes(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b_.get(), b_.data(), d_b_.bytes(), cudaMemcpyHostToDevice));
+    common::copy_to_device(d_a_.get(), a_.data(), d_a_.bytes());
+    common::copy_to_device(d_b_.get(), b_.data(), d_b_.bytes());
   }
 
   void launch(SgemmBuild build, cudaStream_t stream) const {

@@ -125,7 +125,7 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
     const std::vector<float> host = common::make_input(common::Pattern::uniform, opt.seed, opt.n);
     const common::Reference ref = common::reference_sum(host);
     common::DeviceBuffer<float> input(opt.n);
-    CUDA_CHECK(cudaMemcpy(input.get(), host.data(), input.bytes(), cudaMemcpyHostToDevice));
+    common::copy_to_device(input.get(), host.data(), input.bytes());
     common::DeviceBuffer<float> partials(max_grid);
     common::DeviceBuffer<float> out(1);
     common::CudaStream stream;

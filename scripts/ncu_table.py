@@ -27,6 +27,7 @@ import csv
 import io
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -163,6 +164,10 @@ def short_kernel_name(name: str) -> str:
     n = name.strip()
     if n.startswith("void "):
         n = n[5:]
+    # ncu writes an anonymous namespace as "(anonymous namespace)", "<unnamed>" or,
+    # at the start of a name, "unnamed>".
+    n = re.sub(r"^<?unnamed>::", "", n.replace("(anonymous namespace)::", ""))
+    n = n.replace("<<unnamed>::", "<").replace("<unnamed>::", "<")
     depth = 0
     for i, ch in enumerate(n):  # cut the parameter list: the first '(' outside template brackets
         if ch == "<":

@@ -36,9 +36,9 @@ T run_on_gpu(const std::vector<T>& host, std::size_t offset, const g::Workspace&
   const std::size_t n = host.size() - offset;
   common::DeviceBuffer<T> in(host.size());
   common::DeviceBuffer<T> out(1);
-  CUDA_CHECK(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  common::copy_to_device(in.get(), host.data(), host.size() * sizeof(T));
   const T poison = static_cast<T>(-12345);
-  CUDA_CHECK(cudaMemcpy(out.get(), &poison, sizeof(T), cudaMemcpyHostToDevice));
+  common::copy_to_device(out.get(), &poison, sizeof(T));
   g::reduce<T, Op>(in.get() + offset, n, out.get(), ws);
   T result{};
   CUDA_CHECK(cudaMemcpy(&result, out.get(), sizeof(T), cudaMemcpyDeviceToHost));

@@ -35,9 +35,9 @@ occupancy::GemmCheck run_sgemm(occupancy::SgemmBuild build, int m, int n, int k,
   common::DeviceBuffer<float> d_a(a.size());
   common::DeviceBuffer<float> d_b(b.size());
   common::DeviceBuffer<float> d_c(c.size());
-  CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), d_a.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), d_b.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_c.get(), c.data(), d_c.bytes(), cudaMemcpyHostToDevice));
+  common::copy_to_device(d_a.get(), a.data(), d_a.bytes());
+  common::copy_to_device(d_b.get(), b.data(), d_b.bytes());
+  common::copy_to_device(d_c.get(), c.data(), d_c.bytes());
   occupancy::launch_sgemm(build, d_a.get(), d_b.get(), d_c.get(), m, n, k, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaMemcpy(c.data(), d_c.get(), d_c.bytes(), cudaMemcpyDeviceToHost));
@@ -135,7 +135,7 @@ TEST_CASE("03: the sweep's reduction is correct for every shape it is timed with
   const std::size_t n_max = (std::size_t{1} << 20) + 7;
   const auto host = common::make_input(common::Pattern::uniform, 5, n_max);
   common::DeviceBuffer<float> input(n_max);
-  CUDA_CHECK(cudaMemcpy(input.get(), host.data(), input.bytes(), cudaMemcpyHostToDevice));
+  common::copy_to_device(input.get(), host.data(), input.bytes());
   const auto sms = static_cast<unsigned>(limits().sm_count);
   common::DeviceBuffer<float> partials(32 * sms);
   common::DeviceBuffer<float> out(1);
@@ -145,7 +145,7 @@ TEST_CASE("03: the sweep's reduction is correct for every shape it is timed with
     for (const int block : {32, 256, 1024})
       for (const unsigned grid : {1u, sms, 32 * sms}) {
         const float poison = common::poison_value();
-        CUDA_CHECK(cudaMemcpy(out.get(), &poison, sizeof poison, cudaMemcpyHostToDevice));
+        common::copy_to_device(out.get(), &poison, sizeof poison);
         occupancy::launch_sweep_sum(input.get(), n, partials.get(), out.get(), grid, block, occupancy::kSweepFinalBlock,
                                     nullptr);
         float result = 0.0f;

@@ -113,7 +113,7 @@ void check_reproducible(const std::vector<float>& host, const std::vector<std::s
   int configurations = 0;
   for (std::size_t offset : offsets) {
     float* start = buffer.get() + offset;
-    CUDA_CHECK(cudaMemcpy(start, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    common::copy_to_device(start, host.data(), n * sizeof(float));
     for (int block : blocks_of(s, blocks)) {
       for (unsigned grid : grids) {
         const ForcedRuns r = run_with_grid(s, start, n, block, grid);
@@ -193,7 +193,7 @@ TEST_CASE("stages 14 and 15 at every size, input pattern and start address", "[g
       common::DeviceBuffer<float> buffer(n + 3);
       const auto ref = common::reference_sum(host);
       for (std::size_t offset = 0; offset < 4; ++offset) {
-        CUDA_CHECK(cudaMemcpy(buffer.get() + offset, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        common::copy_to_device(buffer.get() + offset, host.data(), n * sizeof(float));
         const std::string what = common::pattern_name(p) + " offset=" + std::to_string(offset);
         for (const char* key : {"reproducible", "compensated"}) {
           const float result = run_and_check(stage(key), buffer.get() + offset, n, ref, what);
@@ -232,7 +232,7 @@ TEST_CASE("stage 15's error on mixed signs is within its bound and several times
   for (std::uint64_t seed = 1; seed <= 16; ++seed) {
     const auto host = common::make_input(Pattern::mixed_signs, seed, n);
     const auto ref = common::reference_sum(host);
-    CUDA_CHECK(cudaMemcpy(dev.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    common::copy_to_device(dev.get(), host.data(), n * sizeof(float));
     const std::string what = "mixed_signs seed=" + std::to_string(seed);
 
     PreparedStage prepared(compensated, dev.get(), n, 0, device(), stream());
@@ -288,11 +288,11 @@ TEST_CASE("stages 14 and 15 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
   const std::size_t chunk = std::size_t{1} << 24;
   std::vector<float> pattern(chunk);
   for (std::size_t i = 0; i < chunk; ++i) pattern[i] = 0.25f * static_cast<float>(i % 4);
-  CUDA_CHECK(cudaMemcpy(x.get(), pattern.data(), chunk * sizeof(float), cudaMemcpyHostToDevice));
+  common::copy_to_device(x.get(), pattern.data(), chunk * sizeof(float));
   for (std::size_t have = chunk; have < head; have *= 2)
-    CUDA_CHECK(cudaMemcpy(x.get() + have, x.get(), have * sizeof(float), cudaMemcpyDeviceToDevice));
+    common::copy_to_device(x.get() + have, x.get(), have * sizeof(float), cudaMemcpyDeviceToDevice);
   const float tail[3] = {last, last, last};
-  CUDA_CHECK(cudaMemcpy(x.get() + head, tail, sizeof tail, cudaMemcpyHostToDevice));
+  common::copy_to_device(x.get() + head, tail, sizeof tail);
 
   common::Reference ref;
   ref.sum = exact;

@@ -48,7 +48,7 @@ const Input& input(Pattern p, std::size_t n, std::uint64_t seed = 1) {
     slot = std::make_unique<Input>();
     slot->host = common::make_input(p, seed, n);
     slot->dev = common::DeviceBuffer<float>(n);
-    CUDA_CHECK(cudaMemcpy(slot->dev.get(), slot->host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    common::copy_to_device(slot->dev.get(), slot->host.data(), n * sizeof(float));
     slot->ref = common::reference_sum(slot->host);
   }
   return *slot;

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Figures from the committed result CSVs (matplotlib, no GPU needed).
+
+    scripts/plot.py [--results DIR] [--out DIR] [--ladder CSV] [--sweep CSV] [--mixed CSV]
+
+draws
+  ladder.png           effective bandwidth of every stage and baseline at one n (the
+                       reduce table's CSV), with CUB's and the theoretical peak marked;
+  sweep.png            GB/s against n on log axes for the stages in the sweep CSV and
+                       CUB, with the peak line;
+  mixed_precision.png  the mixed-precision dot products on a roofline: operations per
+                       byte against operations per second, under the DRAM roof.
+Defaults: --results results/h200, --ladder DIR/reduce_2p28.csv, --sweep
+DIR/sweep.csv, --mixed DIR/mixed_precision_2p28.csv, --out the results directory.
+Every number comes from the CSV; the peak from its '# peak_gbs:' line.
+Exit codes: 0 success, 2 a missing or malformed CSV or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import sys
+
+
+class PlotInputError(Exception):
+    """A CSV that cannot be drawn from; the message names the file and the problem."""
+
+
+class Table:
+    """A result CSV: '# key: value' metadata lines, then a header and rows."""
+
+    def __init__(self, path: str, meta: dict[str, str], rows: list[dict[str, str]]):
+        self.path = path
+        self.meta = meta
+        self.rows = rows
+
+    def number(self, row: dict[str, str], column: str) -> float:
+        text = row.get(column, "")
+        if text is None or text.strip() == "":
+            return math.nan
+        try:
+            return float(text)
+        except ValueError:
+            raise PlotInputError(f"{self.path}: column '{column}' holds '{text}', not a number") from None
+
+    def peak_gbs(self) -> float:
+        if "peak_gbs" not in self.meta:
+            raise PlotInputError(f"{self.path}: no '# peak_gbs:' metadata line (the theoretical DRAM bandwidth)")
+        try:
+            value = float(self.meta["peak_gbs"])
+        except ValueError:
+            raise PlotInputError(f"{self.path}: peak_gbs '{self.meta['peak_gbs']}' is not a number") from None
+        if not value > 0:
+            raise PlotInputError(f"{self.path}: peak_gbs must be positive, not {value}")
+        return value
+
+
+def read_table(path: str, required: list[str]) -> Table:
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise PlotInputError(f"{path}: cannot read it ({e.strerror})") from None
+    meta = {}
+    body = []
+    for line in lines:
+        if line.startswith("#"):
+            key, sep, value = line[1:].partition(":")
+            if sep:
+                meta[key.strip()] = value.strip()
+        elif line.strip():
+            body.append(line)
+    if not body:
+        raise PlotInputError(f"{path}: no header line and no rows")
+    reader = csv.DictReader(body)
+    header = reader.fieldnames or []
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise PlotInputError(f"{path}: missing column(s) {', '.join(missing)}")
+    rows = []
+    for i, row in enumerate(reader, start=2):
+        if None in row or any(v is None for v in row.values()):
+            raise PlotInputError(f"{path}: data line {i} has {len(row) - (None in row)} fields, the header "
+                                 f"{len(header)}")
+        rows.append(row)
+    if not rows:
+        raise PlotInputError(f"{path}: a header but no rows")
+    return Table(path, meta, rows)
+
+
+# --- what each figure shows, as plain data (tested without matplotlib) --------------
+
+LADDER_COLUMNS = ["key", "stage", "kind", "gbs", "check"]
+
+
+def ladder_data(t: Table) -> dict:
+    """Bars in table order: (label, GB/s, verified?), CUB's GB/s and the peak."""
+    bars = []
+    cub = math.nan
+    for row in t.rows:
+        gbs = t.number(row, "gbs")
+        label = f"{row['key']}  {row['stage']}"
+        bars.append((label, gbs, row["check"] == "ok"))
+        if row["key"] == "cub":
+            cub = gbs
+    if math.isnan(cub):
+        raise PlotInputError(f"{t.path}: no 'cub' row to compare with")
+    return {"bars": bars, "cub_gbs": cub, "peak_gbs": t.peak_gbs(), "n": t.meta.get("n", "?"),
+            "device": t.meta.get("device", "?")}
+
+
+SWEEP_COLUMNS = ["n", "key", "stage", "gbs"]
+
+
+def sweep_data(t: Table) -> dict:
+    """One series per stage key, in order of first appearance: [(n, GB/s)] sorted by n."""
+    series: dict[str, dict] = {}
+    for row in t.rows:
+        n = t.number(row, "n")
+        gbs = t.number(row, "gbs")
+        if not n > 0:
+            raise PlotInputError(f"{t.path}: n must be positive, not {row['n']}")
+        s = series.setdefault(row["key"], {"label": f"{row['key']} {row['stage']}", "points": []})
+        s["points"].append((n, gbs))
+    for s in series.values():
+        s["points"].sort()
+    return {"series": series, "peak_gbs": t.peak_gbs(), "device": t.meta.get("device", "?")}
+
+
+MIXED_COLUMNS = ["key", "variant", "bytes_per_element", "gmacs", "gbs", "check"]
+
+
+def mixed_data(t: Table) -> dict:
+    """Per variant: operations per byte (2 per element pair: a multiply and an add, over
+    the bytes of both inputs) and billions of operations per second achieved."""
+    points = []
+    for row in t.rows:
+        bytes_per_pair = t.number(row, "bytes_per_element")
+        gmacs = t.number(row, "gmacs")
+        if not bytes_per_pair > 0:
+            raise PlotInputError(f"{t.path}: bytes_per_element must be positive, not {row['bytes_per_element']}")
+        points.append({"label": f"{row['key']} {row['variant']}", "intensity": 2.0 / bytes_per_pair,
+                       "gops": 2.0 * gmacs, "gbs": t.number(row, "gbs"), "ok": row["check"] == "ok"})
+    return {"points": points, "peak_gbs": t.peak_gbs(), "n": t.meta.get("n", "?"), "device": t.meta.get("device", "?")}
+
+
+# --- drawing ----------------------------------------------------------------------------
+
+
+def pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlotInputError("matplotlib is not installed (apt-get install python3-matplotlib, "
+                             "or pip install matplotlib)") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def count_label(n: str) -> str:
+    try:
+        v = int(float(n))
+    except ValueError:
+        return n
+    e = int(round(math.log2(v))) if v > 0 else 0
+    return f"2^{e}" if v > 0 and 2 ** e == v else str(v)
+
+
+def draw_ladder(d: dict, path: str) -> None:
+    plt = pyplot()
+    labels = [b[0] for b in d["bars"]]
+    values = [0.0 if math.isnan(b[1]) else b[1] for b in d["bars"]]
+    colors = ["#4c72b0" if b[2] else "#bbbbbb" for b in d["bars"]]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(labels) + 1.6))
+    y = list(range(len(labels)))
+    ax.barh(y, values, color=colors)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(d["peak_gbs"], color="black", linewidth=1.2, label=f"theoretical peak {d['peak_gbs']:.0f} GB/s")
+    ax.axvline(d["cub_gbs"], color="#dd8452", linestyle="--", linewidth=1.2, label=f"CUB {d['cub_gbs']:.0f} GB/s")
+    for yi, v in zip(y, values):
+        ax.text(v + d["peak_gbs"] * 0.01, yi, f"{v:.0f}", va="center", fontsize=7)
+    ax.set_xlabel("effective bandwidth, GB/s (n x 4 bytes / median time)")
+    ax.set_title(f"Sum of n = {count_label(d['n'])} floats on {d['device']}; grey: not verified (no error bound)",
+                 fontsize=9)
+    ax.set_xlim(0, d["peak_gbs"] * 1.12)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw_sweep(d: dict, path: str) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for key, s in d["series"].items():
+        xs = [p[0] for p in s["points"]]
+        ys = [p[1] for p in s["points"]]
+        style = {"linestyle": "--", "color": "#dd8452", "linewidth": 2} if key == "cub" else {"linewidth": 1.4}
+        ax.plot(xs, ys, marker="o", markersize=3, label=s["label"], **style)
+    ax.axhline(d["peak_gbs"], color="black", linewidth=1.0, label=f"theoretical peak {d['peak_gbs']:.0f} GB/s")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (floats)")
+    ax.set_ylabel("effective bandwidth, GB/s")
+    ax.set_title(f"Bandwidth against size on {d['device']}, L2 flushed before each repetition", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw_mixed(d: dict, path: str) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 5))
+    xs = [p["intensity"] for p in d["points"]]
+    lo, hi = min(xs) / 2, max(xs) * 2
+    roof = [lo, hi]
+    ax.plot(roof, [d["peak_gbs"] * x for x in roof], color="black", linewidth=1.0,
+            label=f"DRAM roof: {d['peak_gbs']:.0f} GB/s x ops per byte")
+    for p in d["points"]:
+        ax.scatter([p["intensity"]], [p["gops"]], s=40, marker="o" if p["ok"] else "x")
+        ax.annotate(f"{p['label']}\n{p['gops']:.0f} Gop/s, {p['gbs']:.0f} GB/s", (p["intensity"], p["gops"]),
+                    textcoords="offset points", xytext=(6, -4), fontsize=7)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlim(lo, hi * 2)
+    ax.set_xlabel("operations per byte read (a multiply and an add per element pair)")
+    ax.set_ylabel("Gop/s achieved")
+    ax.set_title(f"Dot products of n = {count_label(d['n'])} on {d['device']}: all under the memory roof",
+                 fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description="Figures from the committed result CSVs.")
+    p.add_argument("--results", default="results/h200", help="directory of the CSVs (default results/h200)")
+    p.add_argument("--out", help="where the PNGs go (default: the results directory)")
+    p.add_argument("--ladder", help="reduce table CSV (default RESULTS/reduce_2p28.csv)")
+    p.add_argument("--sweep", help="sweep CSV (default RESULTS/sweep.csv)")
+    p.add_argument("--mixed", help="mixed-precision CSV (default RESULTS/mixed_precision_2p28.csv)")
+    args = p.parse_args(argv)
+    out = args.out or args.results
+    jobs = [
+        (args.ladder or os.path.join(args.results, "reduce_2p28.csv"), LADDER_COLUMNS, ladder_data, draw_ladder,
+         "ladder.png"),
+        (args.sweep or os.path.join(args.results, "sweep.csv"), SWEEP_COLUMNS, sweep_data, draw_sweep, "sweep.png"),
+        (args.mixed or os.path.join(args.results, "mixed_precision_2p28.csv"), MIXED_COLUMNS, mixed_data, draw_mixed,
+         "mixed_precision.png"),
+    ]
+    try:
+        prepared = [(read_table(path, cols), data, draw, name) for path, cols, data, draw, name in jobs]
+        figures = [(data(t), draw, name) for t, data, draw, name in prepared]
+        os.makedirs(out, exist_ok=True)
+        for d, draw, name in figures:
+            target = os.path.join(out, name)
+            draw(d, target)
+            print(f"wrote {target}")
+    except PlotInputError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""scripts/plot.py: reading the result CSVs, refusing malformed ones with a clear
+message and exit code 2, and drawing the three figures (matplotlib is required: CI
+installs python3-matplotlib).
+
+usage: test_plot.py SOURCE_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+source_dir = sys.argv[1]
+sys.path.insert(0, os.path.join(source_dir, "scripts"))
+import plot  # noqa: E402
+
+plot_py = os.path.join(source_dir, "scripts", "plot.py")
+failures = []
+passed = 0
+
+
+def check(cond, what):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(what)
+
+
+META = "# device: Test GPU\n# peak_gbs: 1000\n# n: 1024\n"
+LADDER = META + ("key,id,stage,kind,gbs,check\n"
+                 "01,naive,naive global memory,stage,100,ok\n"
+                 "13,single_pass,\"single pass, last block\",stage,900,ok\n"
+                 "cub,cub,CUB DeviceReduce::Sum,baseline,880,ok\n"
+                 "one_thread,one_thread,one thread,baseline,0.5,no-bound\n")
+SWEEP = ("# device: Test GPU\n# peak_gbs: 1000\n"
+         "n,key,stage,gbs\n"
+         "2048,13,single pass,20\n1024,13,single pass,10\n1024,cub,CUB,8\n2048,cub,CUB,16\n")
+MIXED = META + ("key,variant,bytes_per_element,gmacs,gbs,check\n"
+                "01,FP32,8,100,800,ok\n05,INT8 dp4a,2,400,800,ok\n")
+
+
+def write(directory, name, text):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    ladder = write(tmp, "ladder.csv", LADDER)
+    sweep = write(tmp, "sweep.csv", SWEEP)
+    mixed = write(tmp, "mixed.csv", MIXED)
+
+    d = plot.ladder_data(plot.read_table(ladder, plot.LADDER_COLUMNS))
+    check([b[1] for b in d["bars"]] == [100.0, 900.0, 880.0, 0.5], f"ladder bars in table order: {d['bars']}")
+    check(d["bars"][1][0] == "13  single pass, last block", "a quoted stage name with a comma is one field")
+    check([b[2] for b in d["bars"]] == [True, True, True, False], "no-bound rows are marked as not verified")
+    check(d["cub_gbs"] == 880.0 and d["peak_gbs"] == 1000.0, "CUB's and the peak's GB/s")
+
+    s = plot.sweep_data(plot.read_table(sweep, plot.SWEEP_COLUMNS))
+    check(list(s["series"]) == ["13", "cub"], "one series per stage, in order of appearance")
+    check(s["series"]["13"]["points"] == [(1024.0, 10.0), (2048.0, 20.0)], "points sorted by n")
+
+    m = plot.mixed_data(plot.read_table(mixed, plot.MIXED_COLUMNS))
+    check([p["intensity"] for p in m["points"]] == [0.25, 1.0], "2 operations per element pair over its bytes")
+    check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
+
+    # Errors: exit code 2 and one message naming the file and the problem.
+    def expect_error(name, text, needle, flag="--ladder"):
+        path = write(tmp, name, text) if text is not None else os.path.join(tmp, name)
+        args = [sys.executable, plot_py, "--out", os.path.join(tmp, "err"), "--ladder", ladder, "--sweep", sweep,
+                "--mixed", mixed, flag, path]
+        p = subprocess.run(args, capture_output=True, text=True)
+        check(p.returncode == 2, f"{name}: exit code {p.returncode}, expected 2 ({p.stderr.strip()})")
+        check(needle in p.stderr and path in p.stderr, f"{name}: stderr {p.stderr.strip()!r} lacks {needle!r}")
+        check(not os.path.exists(os.path.join(tmp, "err")), f"{name}: no figure is drawn when an input is bad")
+
+    expect_error("missing.csv", None, "cannot read it")
+    expect_error("empty.csv", META, "no header line and no rows")
+    expect_error("header_only.csv", META + "key,id,stage,kind,gbs,check\n", "a header but no rows")
+    expect_error("no_gbs.csv", LADDER.replace(",gbs,", ",gbps,"), "missing column(s) gbs")
+    expect_error("text_gbs.csv", LADDER.replace(",900,", ",fast,"), "'fast', not a number")
+    expect_error("short_row.csv", LADDER + "02,shared,shared memory\n", "fields")
+    expect_error("no_peak.csv", LADDER.replace("# peak_gbs: 1000\n", ""), "peak_gbs")
+    expect_error("no_cub.csv", "\n".join(l for l in LADDER.splitlines() if not l.startswith("cub")) + "\n",
+                 "no 'cub' row")
+    expect_error("bad_n.csv", SWEEP.replace("2048,13", "0,13"), "n must be positive", "--sweep")
+    expect_error("bad_bytes.csv", MIXED.replace("01,FP32,8", "01,FP32,0"), "bytes_per_element must be positive",
+                 "--mixed")
+
+    # Drawing: three PNG files.
+    figures = os.path.join(tmp, "figures")
+    p = subprocess.run([sys.executable, plot_py, "--out", figures, "--ladder", ladder, "--sweep", sweep, "--mixed",
+                        mixed], capture_output=True, text=True)
+    check(p.returncode == 0, f"drawing: exit code {p.returncode}: {p.stderr.strip()}")
+    for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
+        path = os.path.join(figures, name)
+        ok = os.path.exists(path) and os.path.getsize(path) > 1000
+        if ok:
+            with open(path, "rb") as f:
+                ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
+        check(ok, f"drawing: {name} is a PNG file")
+
+    # The committed results can be drawn (the figures in results/h200 come from them).
+    results = os.path.join(source_dir, "results", "h200")
+    p = subprocess.run([sys.executable, plot_py, "--results", results, "--out", os.path.join(tmp, "committed")],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"the committed CSVs: exit code {p.returncode}: {p.stderr.strip()}")
+
+print(f"{passed} checks passed, {len(failures)} failed")
+for f in failures:
+    print("FAILED:", f)
+sys.exit(1 if failures else 0)
