@@ -198,7 +198,7 @@ std::string format_bytes(double bytes) {
   return s.str();
 }
 
-int run(const Options& opt, const std::vector<const Stage*>& selected) {
+int run(const Options& opt, std::vector<const Stage*> selected) {
   const common::DeviceInfo device = common::query_device(opt.device);
 
   // Everything that can be refused is refused before any work or output.
@@ -215,15 +215,18 @@ int run(const Options& opt, const std::vector<const Stage*>& selected) {
       throw common::UsageError("--n " + common::format_count(n_max) + " is larger than stage " + stage_key(*s) + " (" +
                                s->id + ") supports (at most " + std::to_string(s->max_n) + " elements).");
 
+  // Every table carries CUB's row, timed in the same run: it is what vs-CUB divides by.
   const Stage* cub = find_stage("cub");
-  std::vector<const Stage*> measured = selected;
   const bool compare_cub = !opt.run_once && cub != nullptr;
-  if (compare_cub && std::find(measured.begin(), measured.end(), cub) == measured.end()) measured.push_back(cub);
+  if (compare_cub && std::find(selected.begin(), selected.end(), cub) == selected.end()) {
+    selected.push_back(cub);
+    std::sort(selected.begin(), selected.end(), [](const Stage* a, const Stage* b) { return a < b; });
+  }
 
   common::CudaStream stream;
   StageRunner probe(device, opt, stream.get(), nullptr);
   std::size_t largest_scratch = 0;
-  for (const Stage* s : measured) largest_scratch = std::max(largest_scratch, probe.plan_for(*s, n_max).scratch_bytes);
+  for (const Stage* s : selected) largest_scratch = std::max(largest_scratch, probe.plan_for(*s, n_max).scratch_bytes);
   MemoryNeed need;
   need.input = n_max * sizeof(float);
   need.scratch = largest_scratch;
