@@ -53,14 +53,14 @@ std::string exact_number(double v) {
 }  // namespace
 
 std::string git_commit() {
+  // A copy of the sources on another machine (without .git, or with a .git that is not
+  // the one the sources came from) is told its commit through the environment; that
+  // takes precedence over asking git.
+  const char* env = std::getenv("REDUCTION_COMMIT");
+  if (env != nullptr && *env != '\0') return env;
   const std::string dir = REDUCTION_SOURCE_DIR;
   const std::string commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
-  if (commit.empty()) {
-    // A copy of the sources without .git (for example on a remote build machine)
-    // can be told its commit through the environment.
-    const char* env = std::getenv("REDUCTION_COMMIT");
-    return env != nullptr && *env != '\0' ? std::string(env) : "unknown";
-  }
+  if (commit.empty()) return "unknown";
   const std::string dirty =
       run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null | head -n 1");
   return dirty.empty() ? commit : commit + "-dirty";
