@@ -47,6 +47,11 @@ struct Check {
   double tolerance = 0.0;  // allowed |result - sum|
   bool unbounded = false;  // no finite error bound at this depth (not ok, shown as "no-bound")
   std::string detail;      // why it failed, empty when ok
+
+  // Not a failure: verified, or a row no bound can judge (timed and shown, not failed).
+  bool acceptable() const { return ok || unbounded; }
+  // The check column's word.
+  const char* verdict() const { return ok ? "ok" : (unbounded ? "no-bound" : "FAIL"); }
 };
 
 Check check_sum(float result, const Reference& ref, std::size_t depth, std::size_t n);

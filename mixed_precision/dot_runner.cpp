@@ -1,9 +1,6 @@
 #include "dot_runner.hpp"
 
-#include <nvtx3/nvToolsExt.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -17,6 +14,7 @@
 #include "dot_inputs.hpp"
 #include "output.hpp"
 #include "prepared_variant.hpp"
+#include "row_measure.hpp"
 #include "timing.hpp"
 #include "tolerance.hpp"
 #include "variants.hpp"
@@ -104,22 +102,11 @@ class VariantRunner {
     row.grid = prepared.grid();
     row.depth = prepared.error_depth();
 
-    const auto t0 = std::chrono::steady_clock::now();
-    nvtxRangePushA(v.id);
-    row.output = prepared.run_checked();
-    nvtxRangePop();
-    const double checked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    common::RowMeasure measure(v.id);
+    row.output = measure.checked([&] { return prepared.run_checked(); });
     row.check = prepared.check(row.output, in.ref);
     if (!row.check.ok || options_.run_once) return row;
-
-    // The checked run warmed everything up; a slow row needs no second warm-up.
-    common::TimingOptions timing = options_.timing;
-    timing.flush_l2 = !options_.warm_l2;
-    if (checked_ms > 100.0) timing.warmup = 0;
-    const std::string range = std::string(v.id) + " (timed)";
-    nvtxRangePushA(range.c_str());
-    row.timing = common::time_gpu_work([&](cudaStream_t) { prepared.launch(); }, stream_, timing, flusher_);
-    nvtxRangePop();
+    row.timing = measure.timed([&] { prepared.launch(); }, options_.timing, options_.warm_l2, stream_, flusher_);
     row.timed = true;
     return row;
   }
@@ -361,9 +348,10 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
   args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
   args.flag("--run-once", "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)",
             &opt.run_once);
-  args.flag("--list",
-            "print the selected variants (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
-            &opt.list);
+  args.flag(
+      "--list",
+      "print the selected variants (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
+      &opt.list);
   args.epilog(
       "Inputs: floats with a random sign and a magnitude uniform in [0.5, 1), rounded to each variant's type; int8 "
       "non-zero whole numbers in [-m, m] with m the largest value (at most 127) for which n x m^2 <= 2^31 - 1. The "

@@ -1,9 +1,6 @@
 #include "runner.hpp"
 
-#include <nvtx3/nvToolsExt.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -21,6 +18,7 @@
 #include "output.hpp"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
+#include "row_measure.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
@@ -93,24 +91,13 @@ class StageRunner {
     row.block = prepared.block();
     row.plan = prepared.plan();
 
-    const auto t0 = std::chrono::steady_clock::now();
-    nvtxRangePushA(s.id);
-    row.result = prepared.run_checked();
-    nvtxRangePop();
-    const double checked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    common::RowMeasure measure(s.id);
+    row.result = measure.checked([&] { return prepared.run_checked(); });
     row.check = common::check_sum(row.result, ref, row.plan.error_depth, n);
     // An unbounded row (no finite error bound at this n) is still timed; the table
     // says "no-bound" and shows the measured error.
-    if ((!row.check.ok && !row.check.unbounded) || options_.run_once) return row;
-
-    // The checked run warmed everything up; a slow row needs no second warm-up.
-    common::TimingOptions timing = options_.timing;
-    timing.flush_l2 = !options_.warm_l2;
-    if (checked_ms > 100.0) timing.warmup = 0;
-    const std::string range = std::string(s.id) + " (timed)";
-    nvtxRangePushA(range.c_str());
-    row.timing = common::time_gpu_work([&](cudaStream_t) { prepared.launch(); }, stream_, timing, flusher_);
-    nvtxRangePop();
+    if (!row.check.acceptable() || options_.run_once) return row;
+    row.timing = measure.timed([&] { prepared.launch(); }, options_.timing, options_.warm_l2, stream_, flusher_);
     row.timed = true;
     return row;
   }
@@ -133,7 +120,7 @@ common::Record make_record(const Row& r, std::size_t n, double reference, const 
   const double gbs = r.timed ? static_cast<double>(n) * sizeof(float) / (us * 1e-6) / 1e9 : NAN;
   std::string reps = "-";
   if (r.timed) reps = std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "");
-  std::string check = r.check.ok ? "ok" : (r.check.unbounded ? "no-bound" : "FAIL");
+  std::string check = r.check.verdict();
   return {
       number_field("n", static_cast<double>(n)),
       text_field("key", stage_key(s)),
@@ -268,11 +255,9 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
     for (const Stage* s : selected) {
       const Row r = runner.run(*s, input.get(), n, ref);
       // As in the table: a row with no finite error bound is reported, not failed.
-      const std::string verdict =
-          r.check.ok ? "ok" : (r.check.unbounded ? "no-bound (not verified): " : "FAIL: ") + r.check.detail;
       std::cout << stage_key(*s) << " " << s->id << ": sum " << r.result << " (reference " << ref.sum << ") "
-                << verdict << "\n";
-      all_ok = all_ok && (r.check.ok || r.check.unbounded);
+                << r.check.verdict() << (r.check.ok ? "" : ": " + r.check.detail) << "\n";
+      all_ok = all_ok && r.check.acceptable();
     }
     return all_ok ? 0 : 1;
   }
@@ -327,7 +312,7 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
         std::cout << "  " << stage_key(*s) << (r.check.unbounded ? " is not verified: " : " failed its check: ")
                   << r.check.detail << "\n";
       if (s->kind == Kind::stage) t_prev = us;
-      all_ok = all_ok && (r.check.ok || r.check.unbounded);
+      all_ok = all_ok && r.check.acceptable();
       any_unbounded = any_unbounded || r.check.unbounded;
       any_capped = any_capped || (r.timed && r.timing.capped);
       records.push_back(std::move(rec));
@@ -414,7 +399,8 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
   });
   args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
   args.flag("--run-once", "one checked launch of each stage and nothing else (for ncu and nsys)", &opt.run_once);
-  args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit", &opt.list);
+  args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit",
+            &opt.list);
   args.epilog(
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");

@@ -151,8 +151,8 @@ std::vector<const Stage*> select_stages(const std::string& spec) {
 std::string registry_listing(const std::vector<const Stage*>& selection) {
   std::ostringstream out;
   for (const Stage* s : selection)
-    out << stage_key(*s) << '\t' << s->id << '\t' << (s->kind == Kind::stage ? "stage" : "baseline") << '\t'
-        << s->title << '\t' << s->source << '\t' << s->chapter << '\n';
+    out << stage_key(*s) << '\t' << s->id << '\t' << (s->kind == Kind::stage ? "stage" : "baseline") << '\t' << s->title
+        << '\t' << s->source << '\t' << s->chapter << '\n';
   return out.str();
 }
 

@@ -18,3 +18,17 @@ configure_and_build() {
   fi
   cmake --build "$build" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 }
+
+# Path of a CUDA tool NAME: OVERRIDE (an environment variable's value) when set, else
+# the one on PATH, in $CUDA_HOME/bin, in /usr/local/cuda/bin, or among the further
+# candidates given. Prints nothing when none is found.
+#   find_cuda_tool NAME OVERRIDE [CANDIDATE...]
+find_cuda_tool() {
+  local name=$1 found=$2
+  shift 2
+  [ -n "$found" ] || found=$(command -v "$name" || true)
+  for candidate in "${CUDA_HOME:-}/bin/$name" "/usr/local/cuda/bin/$name" "$@"; do
+    [ -n "$found" ] || { [ -x "$candidate" ] && found=$candidate; }
+  done
+  echo "$found"
+}

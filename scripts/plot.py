@@ -19,10 +19,12 @@ Exit codes: 0 success, 2 a missing or malformed CSV or bad usage.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import sys
+from pathlib import Path
+
+import update_docs  # scripts/update_docs.py: the one reader of result CSVs
 
 
 class PlotInputError(Exception):
@@ -59,36 +61,20 @@ class Table:
 
 
 def read_table(path: str, required: list[str]) -> Table:
+    """A result CSV through the reader the docs generator uses (update_docs.py), with
+    its checks, plus the columns this figure needs and at least one row."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise PlotInputError(f"{path}: cannot read it ({e.strerror})") from None
-    meta = {}
-    body = []
-    for line in lines:
-        if line.startswith("#"):
-            key, sep, value = line[1:].partition(":")
-            if sep:
-                meta[key.strip()] = value.strip()
-        elif line.strip():
-            body.append(line)
-    if not body:
-        raise PlotInputError(f"{path}: no header line and no rows")
-    reader = csv.DictReader(body)
-    header = reader.fieldnames or []
-    missing = [c for c in required if c not in header]
+        result = update_docs.load_result_csv(Path(path))
+    except update_docs.MissingFile:
+        raise PlotInputError(f"{path}: cannot read it (no such file)") from None
+    except update_docs.DocsError as e:
+        raise PlotInputError(str(e)) from None
+    missing = [c for c in required if c not in result.columns]
     if missing:
         raise PlotInputError(f"{path}: missing column(s) {', '.join(missing)}")
-    rows = []
-    for i, row in enumerate(reader, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise PlotInputError(f"{path}: data line {i} has {len(row) - (None in row)} fields, the header "
-                                 f"{len(header)}")
-        rows.append(row)
-    if not rows:
+    if not result.rows:
         raise PlotInputError(f"{path}: a header but no rows")
-    return Table(path, meta, rows)
+    return Table(path, result.meta, result.rows)
 
 
 # --- what each figure shows, as plain data (tested without matplotlib) --------------

@@ -10,6 +10,8 @@ set -euo pipefail
 
 program=profile.sh
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/common.sh
+source "$root/scripts/common.sh"
 
 usage() {
   cat <<EOF
@@ -158,13 +160,7 @@ esac
 
 # --- Nsight Compute ---------------------------------------------------------------
 
-ncu=${NCU:-}
-if [ -z "$ncu" ]; then
-  ncu=$(command -v ncu || true)
-  for candidate in "${CUDA_HOME:-}/bin/ncu" /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
-    [ -n "$ncu" ] || { [ -x "$candidate" ] && ncu=$candidate; }
-  done
-fi
+ncu=$(find_cuda_tool ncu "${NCU:-}" /opt/nvidia/nsight-compute/*/ncu)
 if [ -z "$ncu" ] || [ ! -x "$ncu" ]; then
   echo "$program: Nsight Compute's ncu was not found (looked on PATH, in \$CUDA_HOME/bin," \
     "/usr/local/cuda/bin and /opt/nvidia/nsight-compute${NCU:+, and at NCU=$NCU}); it comes with the CUDA" \

@@ -11,6 +11,8 @@ set -euo pipefail
 
 program=sanitize.sh
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/common.sh
+source "$root/scripts/common.sh"
 all_tools=(memcheck racecheck synccheck initcheck)
 
 usage() {
@@ -235,13 +237,7 @@ done
 
 # --- compute-sanitizer ----------------------------------------------------------
 
-sanitizer=${COMPUTE_SANITIZER:-}
-if [ -z "$sanitizer" ]; then
-  sanitizer=$(command -v compute-sanitizer || true)
-  for candidate in "${CUDA_HOME:-}/bin/compute-sanitizer" /usr/local/cuda/bin/compute-sanitizer; do
-    [ -n "$sanitizer" ] || { [ -x "$candidate" ] && sanitizer=$candidate; }
-  done
-fi
+sanitizer=$(find_cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}")
 if [ -z "$sanitizer" ] || [ ! -x "$sanitizer" ]; then
   echo "$program: compute-sanitizer was not found (looked on PATH, in \$CUDA_HOME/bin and" \
     "/usr/local/cuda/bin${COMPUTE_SANITIZER:+, and at COMPUTE_SANITIZER=$COMPUTE_SANITIZER});" \

@@ -77,11 +77,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check(not os.path.exists(os.path.join(tmp, "err")), f"{name}: no figure is drawn when an input is bad")
 
     expect_error("missing.csv", None, "cannot read it")
-    expect_error("empty.csv", META, "no header line and no rows")
+    expect_error("empty.csv", META, "it has no header row")
     expect_error("header_only.csv", META + "key,id,stage,kind,gbs,check\n", "a header but no rows")
     expect_error("no_gbs.csv", LADDER.replace(",gbs,", ",gbps,"), "missing column(s) gbs")
     expect_error("text_gbs.csv", LADDER.replace(",900,", ",fast,"), "'fast', not a number")
-    expect_error("short_row.csv", LADDER + "02,shared,shared memory\n", "fields")
+    expect_error("short_row.csv", LADDER + "02,shared,shared memory\n", "the row has 3 fields, the header 6")
     expect_error("no_peak.csv", LADDER.replace("# peak_gbs: 1000\n", ""), "peak_gbs")
     expect_error("no_cub.csv", "\n".join(l for l in LADDER.splitlines() if not l.startswith("cub")) + "\n",
                  "no 'cub' row")
