@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace common {
@@ -12,12 +13,35 @@ std::size_t l2_flush_bytes(std::size_t l2_bytes) {
   return std::max(2 * l2_bytes, at_least);
 }
 
-L2Flusher::L2Flusher(std::size_t l2_bytes) : buffer_(l2_flush_bytes(l2_bytes)) {}
+bool parse_flush_mode(const char* text, FlushMode* mode) {
+  const std::string s = text == nullptr ? "" : text;
+  if (s == "read") {
+    *mode = FlushMode::read;
+  } else if (s == "write") {
+    *mode = FlushMode::write;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* flush_mode_name(FlushMode mode) { return mode == FlushMode::read ? "read" : "write"; }
+
+L2Flusher::L2Flusher(std::size_t l2_bytes, FlushMode mode) : buffer_(l2_flush_bytes(l2_bytes)), sink_(1), mode_(mode) {
+  // Defined contents, so the read flush never reads uninitialised memory.
+  CUDA_CHECK(cudaMemset(buffer_.get(), 0x5a, buffer_.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 void L2Flusher::flush(cudaStream_t stream) {
-  // A different byte each time, so no layer can treat the write as a no-op.
+  // A different byte each time, so no layer can treat the write as a no-op, and a
+  // different key each time for the read kernel's (never taken) store.
   value_ = static_cast<unsigned char>(value_ + 1);
-  CUDA_CHECK(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
+  if (mode_ == FlushMode::write) {
+    CUDA_CHECK(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
+  } else {
+    launch_read_flush(buffer_.get(), buffer_.bytes(), sink_.get(), value_, stream);
+  }
 }
 
 int planned_repetitions(double one_rep_ms, const TimingOptions& options) {

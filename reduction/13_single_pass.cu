@@ -8,7 +8,8 @@
 // nothing else enqueued (no memset: the counter is zeroed once and always left at
 // zero). The kernel is reduction/single_pass.cuh, generic over the value type and
 // the operator; this stage is its float sum, with the block size chosen at run
-// time among compiled sizes.
+// time among compiled sizes. Below block x 32 elements (2^14 for 512 threads) a
+// second, simpler kernel takes over: one block, all loads issued at once, no ticket.
 // Fixes: stage 12's second launch; stage 11's memset and its order-dependent
 // atomics (this result is bitwise identical run to run for a given grid).
 // Expect: faster than CUB at every n, most at 2^14-2^22 where CUB's two launches
@@ -53,9 +54,15 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   p.zero_scratch_once = true;
   const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);
   const std::size_t b = static_cast<std::size_t>(block);
-  // A thread's chunk share can exceed n / threads by up to kUnroll vectors.
-  p.error_depth = common::blocked_depth(n, threads) + 5 * generic::kDefaultUnroll + 2 + common::tree_depth(b) +
-                  (p.grid + b - 1) / b + common::tree_depth(b);
+  if (p.grid == 1 && n <= b * generic::kSmallLoads * 4) {
+    // The single-block kernel: two additions inside a float4, at most kSmallLoads
+    // in the thread's chain, a head and a tail element, then the block's tree.
+    p.error_depth = 2 + generic::kSmallLoads + 2 + common::tree_depth(b);
+  } else {
+    // A thread's chunk share can exceed n / threads by up to kUnroll vectors.
+    p.error_depth = common::blocked_depth(n, threads) + 5 * generic::kDefaultUnroll + 2 + common::tree_depth(b) +
+                    (p.grid + b - 1) / b + common::tree_depth(b);
+  }
   return p;
 }
 

@@ -1,13 +1,16 @@
 // Stage 14: a sum that is bitwise identical everywhere.
 //
 // Idea: make the order of the additions a function of n alone. The input is cut into
-// tiles of kTile = 8192 floats, a constant that does not depend on the grid, the block
-// size or the GPU. One warp sums one tile, always the same way: lane l reads the
-// float4s l, l + 32, l + 64, ... of the tile (64 of them) and adds their x, y, z and w
-// components into four accumulators in that order; the lane's value is
-// (x + y) + (z + w); a fixed shuffle tree over the 32 lanes gives the tile sum. Each
-// block takes a contiguous run of tiles, its warps interleaved over it (the tile sums
-// land in scratch, whichever warp computed them), and the last block to finish (a
+// tiles of kTile = 32768 floats, a constant that does not depend on the grid, the block
+// size or the GPU. A team of 128 threads (four warps; every accepted block size is a
+// multiple of 128) sums one tile, always the same way: thread r of the team reads the
+// float4s r, r + 128, r + 256, ... of the tile (64 of them) and adds their x, y, z and
+// w components into four accumulators in that order; the thread's value is
+// (x + y) + (z + w); a fixed shuffle tree over each warp's 32 lanes gives four warp
+// sums, and the tile sum is (w0 + w1) + (w2 + w3). Teams take tiles in order from a
+// counter in scratch (one atomicAdd per tile), so a team that finishes early takes
+// the next tile instead of waiting for the others; the tile sums land in scratch by
+// tile index, whichever team computed them. The last block to finish (a
 // __threadfence() and an atomic ticket, as in stage 13) adds the tile sums in a
 // fixed order too: groups of 32 consecutive tile sums left to right, then a pairwise
 // tree over the group sums, level by level (roots[i] = roots[2i] + roots[2i + 1], an
@@ -24,16 +27,21 @@
 // alignment of the input. Here all of them leave the result bit for bit unchanged
 // (tests/gpu/test_reproducible.cpp checks 128..1024 threads, grids of 1 to 1056
 // blocks and every misaligned start).
-// Cost: one warp per tile streams 32 KiB with eight 16-byte loads per lane in flight,
-// which should keep the main pass at the bandwidth of the vectorised stages; what is
-// extra is one write per tile (1/8192 of the input) and the last block's pass over
-// them: 2^17 tile sums (512 KiB, read from L2, coalesced through a transposed layout)
-// at n = 2^30, a few microseconds next to a 0.9 ms sum.
+// Cost: a team streams its 128 KiB tile with eight 16-byte loads per thread in flight
+// (each load instruction of the team covers 2 KiB of consecutive memory), which keeps
+// the main pass at the bandwidth of the single-pass stage; what is extra is one
+// atomicAdd and one write per tile (1/32768 of the input), two named barriers per
+// tile, and the last block's pass over the tile sums: 2^15 of them (128 KiB, read from
+// L2, coalesced through a transposed layout) at n = 2^30, microseconds next to a
+// 0.9 ms sum. Measured on the H200 (chapter 12): the first version, one warp per
+// 8192-float tile and a fixed run of tiles per block, ran at 0.95x CUB's speed at
+// 2^30; handing out tiles from the counter and summing each with four warps instead
+// of one brought it to CUB's speed.
 // Error bound (common/verify.hpp): an element passes through at most
-// kTile/128 = 64 additions in its lane's accumulator, 2 combining the components,
-// 5 in the warp tree, 31 (counted as 32) in its group, and ceil(log2 G) in the tree
-// over the G = ceil(M / 32) group sums, M = ceil(n / kTile):
-//     error_depth = 64 + 2 + 5 + 32 + ceil(log2 G).
+// kTile/4/128 = 64 additions in its thread's accumulator, 2 combining the components,
+// 5 in the warp tree, 2 combining the warps, 31 (counted as 32) in its group, and
+// ceil(log2 G) in the tree over the G = ceil(M / 32) group sums, M = ceil(n / kTile):
+//     error_depth = 64 + 2 + 5 + 2 + 32 + ceil(log2 G).
 // Expect: about the speed of the fastest single-pass stage at large n (the target is
 // 0.97x CUB at 2^28 and 2^30); in Nsight Compute, dram__throughput.avg.pct_of_peak_
 // sustained_elapsed near the vectorised stages' and a small tail in the timeline
@@ -50,15 +58,20 @@
 namespace reduction {
 namespace {
 
-constexpr std::size_t kTile = 8192;  // floats per tile: fixed forever, part of the result's definition
+constexpr std::size_t kTile = 32768;  // floats per tile: fixed forever, part of the result's definition
 constexpr int kWarp = 32;
-constexpr int kFloat4PerLane = kTile / 4 / kWarp;  // 64 float4 loads per lane per tile
-constexpr int kBatch = 8;                          // float4 loads in flight per lane
-constexpr int kGroup = 32;                         // tile sums per group in the final sum
-constexpr std::size_t kSharedLevel = 1024;         // tree levels this small live in shared memory
+constexpr int kTeam = 128;                           // threads that sum one tile: four warps
+constexpr int kWarpsPerTeam = kTeam / kWarp;         // 4
+constexpr int kFloat4PerThread = kTile / 4 / kTeam;  // 64 float4 loads per thread per tile
+constexpr int kBatch = 8;                            // float4 loads in flight per thread
+constexpr int kGroup = 32;                           // tile sums per group in the final sum
+constexpr std::size_t kSharedLevel = 1024;           // tree levels this small live in shared memory
 constexpr int kMaxBlock = 1024;
-constexpr std::size_t kTicketBytes = 256;  // the ticket, padded so the tile sums stay aligned
-static_assert(kTile % (4 * kWarp * kBatch) == 0, "a tile is a whole number of batches");
+constexpr std::size_t kTicketBytes = 256;   // the ticket and the tile counter, padded so the tile sums stay aligned
+constexpr std::size_t kCounterOffset = 32;  // the tile counter, in unsigneds from the ticket: its own 128-byte line
+constexpr int kMaxTeams = kMaxBlock / kTeam;
+static_assert(kTile % (4 * kTeam * kBatch) == 0, "a tile is a whole number of batches");
+static_assert(kWarpsPerTeam == 4, "the tile sum below combines exactly four warp sums");
 
 __host__ __device__ constexpr std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr std::size_t tile_count(std::size_t n) { return div_up(n, kTile); }
@@ -83,15 +96,16 @@ __device__ __forceinline__ float lane_and_warp_sum(float ax, float ay, float az,
   return v;  // meaningful in lane 0
 }
 
-// A full tile: lane l adds the float4s l + 32k, k = 0..63, component by component.
+// A full tile: thread r of the team adds the float4s r + 128k, k = 0..63, component
+// by component; lane 0 of each warp gets its warp's sum.
 template <bool kAligned>
-__device__ float full_tile_sum(const float* tile, unsigned lane) {
+__device__ float full_tile_sum(const float* tile, unsigned rank) {
   float ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f;
-  const float* p = tile + 4 * lane;
-  for (int k0 = 0; k0 < kFloat4PerLane; k0 += kBatch) {
+  const float* p = tile + 4 * rank;
+  for (int k0 = 0; k0 < kFloat4PerThread; k0 += kBatch) {
     float4 v[kBatch];
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) v[b] = load4<kAligned>(p + 4 * kWarp * (k0 + b));  // all in flight
+    for (int b = 0; b < kBatch; ++b) v[b] = load4<kAligned>(p + 4 * kTeam * (k0 + b));  // all in flight
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
       ax += v[b].x;
@@ -105,10 +119,10 @@ __device__ float full_tile_sum(const float* tile, unsigned lane) {
 
 // The last tile when n is not a multiple of kTile: the same order, skipping the
 // elements past the end. It is read with scalar loads whatever the alignment.
-__device__ float partial_tile_sum(const float* tile, std::size_t count, unsigned lane) {
+__device__ float partial_tile_sum(const float* tile, std::size_t count, unsigned rank) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int k = 0; k < kFloat4PerLane; ++k) {
-    const std::size_t first = 4 * (lane + static_cast<std::size_t>(kWarp) * k);
+  for (int k = 0; k < kFloat4PerThread; ++k) {
+    const std::size_t first = 4 * (rank + static_cast<std::size_t>(kTeam) * k);
 #pragma unroll
     for (int c = 0; c < 4; ++c)
       if (first + c < count) acc[c] += __ldg(tile + first + c);
@@ -186,9 +200,10 @@ __device__ void sum_tile_sums(const float* tile_sums, std::size_t tiles, float* 
 
 struct Scratch {
   unsigned* ticket;
-  float* tile_sums;  // kGroup * groups slots, transposed (tile_slot)
-  float* global_a;   // groups floats
-  float* global_b;   // ceil(groups / 2) floats
+  unsigned* next_tile;  // the next tile to hand out
+  float* tile_sums;     // kGroup * groups slots, transposed (tile_slot)
+  float* global_a;      // groups floats
+  float* global_b;      // ceil(groups / 2) floats
 };
 
 Scratch carve_scratch(void* base, std::size_t n) {
@@ -196,6 +211,7 @@ Scratch carve_scratch(void* base, std::size_t n) {
   auto* bytes = static_cast<unsigned char*>(base);
   Scratch s;
   s.ticket = reinterpret_cast<unsigned*>(bytes);
+  s.next_tile = s.ticket + kCounterOffset;
   s.tile_sums = reinterpret_cast<float*>(bytes + kTicketBytes);
   s.global_a = s.tile_sums + kGroup * groups;
   s.global_b = s.global_a + groups;
@@ -207,29 +223,47 @@ std::size_t scratch_bytes_for(std::size_t n) {
   return kTicketBytes + (kGroup * groups + groups + div_up(groups, 2)) * sizeof(float);
 }
 
+// A barrier for the 128 threads of one team only (a named barrier: ids 1..8, as 0 is
+// the one __syncthreads() uses).
+__device__ __forceinline__ void team_sync(unsigned team) {
+  asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(kTeam) : "memory");
+}
+
 template <bool kAligned>
 __global__ void __launch_bounds__(kMaxBlock)
     reproducible_sum(const float* __restrict__ in, std::size_t n, Scratch scratch, float* out) {
   __shared__ float level_a[kSharedLevel];
   __shared__ float level_b[kSharedLevel];
+  __shared__ unsigned team_tile[kMaxTeams];
+  __shared__ float warp_sums[kMaxTeams][kWarpsPerTeam];
   __shared__ bool is_last;
 
+  const unsigned team = threadIdx.x / kTeam;
+  const unsigned rank = threadIdx.x % kTeam;
   const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warps_per_block = blockDim.x / kWarp;
+  const unsigned warp = rank / kWarp;
   const std::size_t tiles = tile_count(n);
   const std::size_t full_tiles = n / kTile;
   const std::size_t groups = group_count(tiles);
 
-  // Each block takes a contiguous run of tiles (as even as the division allows), its
-  // warps interleaved over it, so the block streams through one region of memory.
-  const std::size_t per_block = tiles / gridDim.x;
-  const std::size_t extra = tiles % gridDim.x;
-  const std::size_t first = blockIdx.x * per_block + (blockIdx.x < extra ? blockIdx.x : extra);
-  const std::size_t end = first + per_block + (blockIdx.x < extra ? 1 : 0);
-  for (std::size_t t = first + threadIdx.x / kWarp; t < end; t += warps_per_block) {
+  // Each team takes the next tile from the counter until none is left. Tiles are
+  // handed out in order, so the teams stream through memory side by side. Its first
+  // thread takes the tile number and, after the tile, stores the tile sum and takes
+  // the next number, while the team waits at its barrier.
+  if (rank == 0) team_tile[team] = atomicAdd(scratch.next_tile, 1u);
+  for (;;) {
+    team_sync(team);
+    const std::size_t t = team_tile[team];
+    if (t >= tiles) break;
     const float* tile = in + t * kTile;
-    const float s = t < full_tiles ? full_tile_sum<kAligned>(tile, lane) : partial_tile_sum(tile, n - t * kTile, lane);
-    if (lane == 0) scratch.tile_sums[tile_slot(t, groups)] = s;
+    const float s = t < full_tiles ? full_tile_sum<kAligned>(tile, rank) : partial_tile_sum(tile, n - t * kTile, rank);
+    if (lane == 0) warp_sums[team][warp] = s;
+    team_sync(team);
+    if (rank == 0) {
+      const float* w = warp_sums[team];
+      scratch.tile_sums[tile_slot(t, groups)] = (w[0] + w[1]) + (w[2] + w[3]);
+      team_tile[team] = atomicAdd(scratch.next_tile, 1u);
+    }
   }
 
   // Publish this block's tile sums, then take a ticket: the block that draws the last
@@ -242,7 +276,12 @@ __global__ void __launch_bounds__(kMaxBlock)
   __threadfence();
 
   sum_tile_sums(scratch.tile_sums, tiles, scratch.global_a, scratch.global_b, level_a, level_b, out);
-  if (threadIdx.x == 0) *scratch.ticket = 0;  // ready for the next launch, which sees it in stream order
+  // Ready for the next launch, which sees them in stream order. Every warp's last
+  // atomicAdd on the counter came before its block took a ticket.
+  if (threadIdx.x == 0) {
+    *scratch.ticket = 0;
+    *scratch.next_tile = 0;
+  }
 }
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
@@ -251,15 +290,15 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t resident =
       static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
   const std::size_t tiles = tile_count(n);
-  const std::size_t warps_per_block = static_cast<std::size_t>(block) / kWarp;
-  // No block without a tile for its first warp: fewer blocks when the tiles are few.
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, div_up(tiles, warps_per_block)));
+  const std::size_t teams_per_block = static_cast<std::size_t>(block) / kTeam;
+  // No block without a tile for its first team: fewer blocks when the tiles are few.
+  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, div_up(tiles, teams_per_block)));
 
   LaunchPlan p;
   p.grid = static_cast<unsigned>(grid);
   p.scratch_bytes = scratch_bytes_for(n);
   p.zero_scratch_once = true;  // the ticket starts at zero and every launch leaves it there
-  p.error_depth = kTile / 128 + 2 + 5 + kGroup + common::tree_depth(group_count(tiles));
+  p.error_depth = kFloat4PerThread + 2 + 5 + 2 + kGroup + common::tree_depth(group_count(tiles));
   return p;
 }
 
@@ -285,6 +324,8 @@ Stage describe_reproducible() {
   s.blocks.min = 128;
   s.blocks.max = kMaxBlock;  // __launch_bounds__
   s.blocks.preferred = 256;
+  // The tile counter is 32-bit: fewer than 2^32 tiles (plus one overshoot per warp).
+  s.max_n = std::size_t{1} << 45;
   s.deterministic = true;  // and the same for every block size, grid, start address and GPU
   s.single_launch = true;
   s.plan = plan;

@@ -33,6 +33,7 @@ struct Options {
   std::string csv;
   std::string json;
   bool warm_l2 = false;
+  common::FlushMode flush = common::FlushMode::read;
   bool list = false;
   bool run_once = false;
   std::string pattern = "uniform";
@@ -233,7 +234,7 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
   common::copy_to_device(input.get(), host.data(), input.bytes());
 
   std::unique_ptr<common::L2Flusher> flusher;
-  if (need.flush > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes);
+  if (need.flush > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes, opt.flush);
   StageRunner runner(device, opt, stream.get(), flusher.get());
 
   common::Metadata meta = common::base_metadata(device);
@@ -244,6 +245,7 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
   meta.push_back({"min_reps", std::to_string(opt.timing.min_reps)});
   meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
   meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
+  meta.push_back({"l2_flush", opt.warm_l2 ? "none" : common::flush_mode_name(opt.flush)});
   meta.push_back({"timing", "CUDA events around the launcher, median of the repetitions"});
 
   if (opt.run_once) {
@@ -272,7 +274,10 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
     std::cout << "sweep of " << sizes.size() << " sizes from " << common::format_count(sizes.front()) << " to "
               << common::format_count(sizes.back()) << ", ";
   std::cout << opt.pattern << " inputs (seed " << opt.seed << "), median of up to " << opt.timing.reps
-            << " repetitions per row, L2 " << (opt.warm_l2 ? "warm (not flushed)" : "flushed before each repetition")
+            << " repetitions per row, L2 "
+            << (opt.warm_l2                            ? "warm (not flushed)"
+                : opt.flush == common::FlushMode::read ? "flushed before each repetition (read flush)"
+                                                       : "flushed before each repetition (write flush)")
             << "\n\n";
 
   const bool sweep = !opt.sweep.empty();
@@ -398,6 +403,13 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
     opt.json = v;
   });
   args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
+  args.option("--flush", "MODE",
+              "how the L2 is flushed: read (default; leaves clean lines) or write (a memset; leaves dirty lines "
+              "that the timed work must write back)",
+              [&](const std::string& v) {
+                if (!common::parse_flush_mode(v.c_str(), &opt.flush))
+                  throw common::UsageError("--flush '" + v + "': write read or write.");
+              });
   args.flag("--run-once", "one checked launch of each stage and nothing else (for ncu and nsys)", &opt.run_once);
   args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit",
             &opt.list);

@@ -10,6 +10,8 @@
 //   3. each block writes its partial, makes it visible (__threadfence) and takes a
 //      ticket; the block that takes the last ticket combines the partials in index
 //      order, writes the result and resets the ticket to zero for the next call.
+// When one block can take n in a single round of loads (n up to 32 x the block
+// size for floats), a leaner one-block kernel does steps 1-2 and writes the result.
 // For a fixed grid and block size the order of operations is fixed, so the result
 // is bitwise identical run to run. Stage 13 (reduction/13_single_pass.cu) is this
 // function for float sums; chapter 12 explains it.
@@ -115,6 +117,23 @@ __device__ __forceinline__ Pack<T> load_pack(const Pack<T>* p) {
   return out;
 }
 
+// The values of one vector combined pairwise: ((v0 op v1) op (v2 op v3)) for four.
+template <typename T, typename Op>
+__device__ __forceinline__ T pack_reduce(const Pack<T>& p, Op op) {
+  if constexpr (Pack<T>::kCount == 1) {
+    return p.v[0];
+  } else if constexpr (Pack<T>::kCount == 2) {
+    return op(p.v[0], p.v[1]);
+  } else if constexpr (Pack<T>::kCount == 4) {
+    return op(op(p.v[0], p.v[1]), op(p.v[2], p.v[3]));
+  } else {
+    T v = p.v[0];
+#pragma unroll
+    for (int w = 1; w < Pack<T>::kCount; ++w) v = op(v, p.v[w]);
+    return v;
+  }
+}
+
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T v, Op op) {
 #pragma unroll
@@ -141,16 +160,67 @@ __device__ __forceinline__ T block_reduce(T v, Op op) {
   return v;
 }
 
+// Where the 16-byte body of the input starts and ends: a scalar head up to the first
+// 16-byte boundary, `packs` whole vectors, then a scalar tail. The host and the
+// kernels compute it the same way.
+template <typename T>
+struct Split {
+  std::size_t head;
+  std::size_t packs;
+  __host__ __device__ Split(const T* in, std::size_t n) {
+    constexpr std::size_t kWidth = Pack<T>::kCount;
+    const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(T);
+    head = misalign == 0 ? 0 : (kWidth - misalign < n ? kWidth - misalign : n);
+    packs = (n - head) / kWidth;
+  }
+};
+
+// Small n: one block, every thread issues all of its (at most kLoads) 16-byte loads
+// at once, and no ticket. 32-bit indices and no division: below about 2^14 elements
+// the kernel's own instructions are a visible part of the time.
+template <typename T, typename Op, int kBlock, int kLoads>
+__global__ void __launch_bounds__(kBlock)
+    single_block_kernel(const T* __restrict__ in, unsigned n, T* __restrict__ out, Op op) {
+  using P = Pack<T>;
+  const Split<T> split(in, n);
+  const unsigned head = static_cast<unsigned>(split.head);
+  const unsigned packs = static_cast<unsigned>(split.packs);
+  const P* body = reinterpret_cast<const P*>(in + head);
+  // All loads first; a thread past the end holds the identity instead, so the
+  // additions below need no condition.
+  P p[kLoads];
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) {
+    const unsigned i = threadIdx.x + k * kBlock;
+    if (i < packs) {
+      p[k] = load_pack(body + i);
+    } else {
+#pragma unroll
+      for (int w = 0; w < P::kCount; ++w) p[k].v[w] = Op::template identity<T>();
+    }
+  }
+  T v = Op::template identity<T>();
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) v = op(v, pack_reduce(p[k], op));
+  const unsigned tail_begin = head + packs * P::kCount;
+  if (threadIdx.x < head) v = op(v, in[threadIdx.x]);
+  if (threadIdx.x < n - tail_begin) v = op(v, in[tail_begin + threadIdx.x]);
+  v = block_reduce<kBlock>(v, op);
+  if (threadIdx.x == 0) *out = v;
+}
+
+// Any n: each block reads `chunk` vectors (a multiple of kBlock, computed on the host
+// so that the kernel does no 64-bit division), then the last block to finish adds the
+// partials.
 template <typename T, typename Op, int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
-    single_pass_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out, T* __restrict__ partials,
-                       unsigned int* __restrict__ ticket, Op op) {
+    single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
+                       T* __restrict__ partials, unsigned int* __restrict__ ticket, Op op) {
   using P = Pack<T>;
   constexpr int kWidth = P::kCount;
-  // Scalar head up to the first 16-byte boundary, vector body, scalar tail.
-  const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(T);
-  const std::size_t head = misalign == 0 ? 0 : (kWidth - misalign < n ? kWidth - misalign : n);
-  const std::size_t packs = (n - head) / kWidth;
+  const Split<T> split(in, n);
+  const std::size_t head = split.head;
+  const std::size_t packs = split.packs;
   const P* body = reinterpret_cast<const P*>(in + head);
   const std::size_t tail_begin = head + packs * kWidth;
 
@@ -160,14 +230,11 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) acc[u] = Op::template identity<T>();
 
-  // Each block reads one contiguous chunk (a whole number of kBlock x kUnroll
-  // vectors), its threads side by side; measured on the H200 this streams from DRAM
-  // slightly better than a grid-wide stride.
+  // Each block reads one contiguous chunk, its threads side by side; measured on the
+  // H200 this streams from DRAM better than a grid-wide stride at large n.
   constexpr std::size_t kStep = static_cast<std::size_t>(kBlock) * kUnroll;
-  const std::size_t chunk = (packs + gridDim.x - 1) / gridDim.x;
-  const std::size_t per_block = (chunk + kStep - 1) / kStep * kStep;
-  const std::size_t begin = blockIdx.x * per_block;
-  const std::size_t end = begin + per_block < packs ? begin + per_block : packs;
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < packs ? begin + chunk : packs;
   std::size_t i = begin + threadIdx.x;
   // kUnroll independent 16-byte loads are issued before any of them is used.
   for (; i + (kUnroll - 1) * kBlock < end; i += kStep) {
@@ -180,7 +247,7 @@ __global__ void __launch_bounds__(kBlock)
       for (int w = 0; w < kWidth; ++w) acc[u] = op(acc[u], p[u].v[w]);
   }
   // Fewer than kUnroll vectors are left for this thread: load them together too,
-  // so a small n costs one round trip to memory, not one per vector.
+  // so that they cost one round trip to memory, not one each.
   if (i < end) {
     P p[kUnroll];
 #pragma unroll
@@ -228,6 +295,11 @@ __global__ void __launch_bounds__(kBlock)
 
 constexpr int kDefaultBlock = 512;
 constexpr int kDefaultUnroll = 4;
+// The single-block path takes n up to kBlock x kSmallLoads vectors.
+constexpr int kSmallLoads = 8;
+// Below this many vectors per thread the grid grows instead: a mid-size n is spread
+// over as many SMs as it can use, two vectors per thread at least.
+constexpr int kMinPacksPerThread = 2;
 
 inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -239,18 +311,26 @@ inline void check(cudaError_t e, const char* what) {
 // `reduce --stages 13 --block B` and the occupancy sweep (occupancy/03).
 constexpr int kTargetThreadsPerSm = 1536;
 
-// Blocks for n elements: enough to fill the GPU (resident blocks per SM, from the
-// occupancy API and capped at kTargetThreadsPerSm, times SMs), but no more than
-// there are kBlock x kUnroll-vector steps of work.
+// True when n elements go through the single-block kernel.
+template <typename T, int kBlock>
+constexpr bool fits_one_block(std::size_t n) {
+  return n <= static_cast<std::size_t>(kBlock) * kSmallLoads * Pack<T>::kCount;
+}
+
+// Blocks for n elements: one when a single block can take n in one round of loads;
+// otherwise enough to fill the GPU (resident blocks per SM, from the occupancy API and
+// capped at kTargetThreadsPerSm, times SMs), but no more than give each thread
+// kMinPacksPerThread vectors.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned grid_for(std::size_t n, int sm_count) {
+  if (fits_one_block<T, kBlock>(n)) return 1;
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   const int target = kTargetThreadsPerSm / kBlock > 0 ? kTargetThreadsPerSm / kBlock : 1;
   per_sm = per_sm < target ? per_sm : target;
   const std::size_t resident = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) * static_cast<std::size_t>(sm_count);
-  const std::size_t per_block = static_cast<std::size_t>(kBlock) * kUnroll * Pack<T>::kCount;
+  const std::size_t per_block = static_cast<std::size_t>(kBlock) * kMinPacksPerThread * Pack<T>::kCount;
   const std::size_t useful = (n + per_block - 1) / per_block;
   const std::size_t grid = useful < resident ? useful : resident;
   return static_cast<unsigned>(grid > 0 ? grid : 1);
@@ -267,9 +347,18 @@ std::size_t scratch_bytes(unsigned grid) {
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
   static_assert(16 % sizeof(T) == 0, "the value type's size must divide 16 bytes");
+  if (grid == 1 && fits_one_block<T, kBlock>(n)) {
+    single_block_kernel<T, Op, kBlock, kSmallLoads><<<1, kBlock, 0, stream>>>(in, static_cast<unsigned>(n), out, op);
+    check(cudaGetLastError(), "single_block_kernel launch");
+    return;
+  }
   auto* ticket = static_cast<unsigned int*>(scratch);
   auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
-  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, out, partials, ticket, op);
+  // Vectors per block: an even share, rounded up to a whole number of kBlock.
+  const std::size_t packs = Split<T>(in, n).packs;
+  std::size_t chunk = (packs + grid - 1) / grid;
+  chunk = (chunk + kBlock - 1) / kBlock * kBlock;
+  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, chunk, out, partials, ticket, op);
   check(cudaGetLastError(), "single_pass_kernel launch");
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build, run the GPU tests, print the tables, and write
 # the result files. Steps (any subset, in this order): build test table sweep sanitize
-# profile.
+# profile flush experiments.
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
@@ -58,8 +58,24 @@ for step in "${steps[@]}"; do
         for ext in csv txt; do [ -f "$OUT/profile/$t.$ext" ] && cp "$OUT/profile/$t.$ext" "$OUT/"; done
       done
       ;;
+    flush)
+      # The same stages with the old flush (a memset, which leaves dirty lines in L2),
+      # to compare with the tables above (chapter 00, "How we time").
+      for k in 28 30; do
+        "$BUILD_DIR/reduction/reduce" --n "2^$k" --stages 12,13,14,15,cub --flush write \
+          --csv "$OUT/reduce_2p${k}_write_flush.csv" 2>&1 | tee "$OUT/reduce_2p${k}_write_flush.txt"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      done
+      ;;
+    experiments)
+      for e in finish tiles; do
+        "$BUILD_DIR/experiments/single_pass_variants" "$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
+          tee "$OUT/experiment_$e.txt"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      done
+      ;;
     *)
-      echo "unknown step '$step' (allowed: build test table sweep sanitize profile)" >&2
+      echo "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments)" >&2
       exit 2
       ;;
   esac

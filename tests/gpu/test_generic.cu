@@ -16,7 +16,10 @@ namespace g = reduction::generic;
 namespace {
 
 const std::vector<std::size_t> kSizes = {
-    1, 2, 3, 31, 33, 1023, 1025, 4097, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
+    1, 2, 3, 31, 33, 1023, 1025, 4097,
+    // the single-block kernel's limits at the default 512 threads: 16384 floats or
+    // int32s, 8192 doubles (32 and 16 per thread); one past each takes the ticket path
+    8192, 8193, 16384, 16385, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
 
 template <typename T>
 std::vector<T> make_values(std::size_t n, std::uint64_t seed) {

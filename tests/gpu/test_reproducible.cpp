@@ -173,14 +173,15 @@ TEST_CASE("stage 14 gives the same bits for every block size, grid and start add
 }
 
 TEST_CASE("stage 14 gives the same bits at small, odd and large sizes", "[gpu][reproducible]") {
-  // Sizes around a tile (8192) and a group of 32 tiles, and one whose 1025 group sums
-  // take the final tree through its scratch (global memory) levels.
-  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{33}, std::size_t{8191}, std::size_t{8193},
-                        std::size_t{32 * 8192 + 5}, std::size_t{33 * 8192 - 1}})
+  // Sizes around a tile (32768 floats) and a group of 32 tiles, and one whose 1025
+  // group sums take the final tree through its scratch (global memory) levels.
+  constexpr std::size_t kTile = 32768;
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{3}, std::size_t{33}, kTile - 1, kTile + 1, 32 * kTile + 5, 33 * kTile - 1})
     check_reproducible(common::make_input(Pattern::mixed_signs, 2, n), {0, 1, 3}, {128, 1024}, {0, 1, 7, 1056},
                        "mixed_signs");
-  check_reproducible(common::make_input(Pattern::uniform, 3, (std::size_t{1} << 28) + 5), {0, 1}, {256, 1024},
-                     {0, 7, 1056}, "uniform");
+  check_reproducible(common::make_input(Pattern::uniform, 3, 1024 * 32 * kTile + 5), {0, 1}, {256, 1024}, {0, 7, 1056},
+                     "uniform");
 }
 
 TEST_CASE("stages 14 and 15 at every size, input pattern and start address", "[gpu][reproducible][compensated]") {

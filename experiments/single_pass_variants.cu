@@ -1,0 +1,512 @@
+// Experiments behind stages 13 and 14: designs that were measured against CUB on the
+// H200 and either became part of a stage or were left out, with the numbers that
+// decided it (chapter 12, "What was tried"). Not a stage: nothing here is registered,
+// and two rows are diagnostics that compute a wrong sum on purpose (they say so).
+//
+//   build/experiments/single_pass_variants finish [--csv FILE]
+//       n = 2^14 .. 2^22: how the blocks of one launch combine their partial sums.
+//         stage13       stage 13 as it is: one block up to 2^14, else __threadfence,
+//                       an atomic ticket, and the last block adds the partials
+//         flag          each block stores {launch number, partial} as one 64-bit word;
+//                       block 0 polls the words (the grid fits on the GPU at once)
+//         cluster8/16   one thread-block cluster of 8 or 16 blocks of 1024 threads adds
+//                       the partials through distributed shared memory (n <= 2^18)
+//         no-finish     DIAGNOSTIC, wrong sum: block 0 writes its own partial and
+//                       nobody adds the rest. The time a perfect combine would take.
+//   build/experiments/single_pass_variants tiles [--csv FILE]
+//       n = 2^26, 2^28, 2^30: how stage 14 hands tiles to threads.
+//         warp-8192-fixed    one warp per 8192-float tile, each block a fixed run of
+//                            tiles (stage 14's first design)
+//         warp-16384-counter one warp per 16384-float tile, tiles from an atomic counter
+//         team-32768-counter four warps per 32768-float tile, from the counter (stage 14)
+//
+// Every row is timed as the runner times (common/timing.hpp: read flush of the L2,
+// CUDA events, median), next to CUB's DeviceReduce::Sum in the same process, and
+// checked against a double-precision sum unless it is a diagnostic.
+#include <cooperative_groups.h>
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "inputs.hpp"
+#include "output.hpp"
+#include "single_pass.cuh"
+#include "timing.hpp"
+#include "verify.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+// ---- block sum (float, the same shuffle tree as the stages) ------------------------------
+
+template <int kBlock>
+__device__ __forceinline__ float block_sum(float v) {
+  return reduction::generic::block_reduce<kBlock>(v, reduction::generic::Sum{});
+}
+
+// Each block sums `chunk` float4s from blockIdx.x * chunk (n a multiple of 4 here).
+template <int kBlock, int kUnroll>
+__device__ __forceinline__ float chunk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk) {
+  const std::size_t packs = n / 4;
+  const float4* body = reinterpret_cast<const float4*>(in);
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < packs ? begin + chunk : packs;
+  float acc[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) acc[u] = 0.0f;
+  std::size_t i = begin + threadIdx.x;
+  for (; i + (kUnroll - 1) * kBlock < end; i += kUnroll * kBlock) {
+    float4 p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) p[u] = __ldg(body + i + u * kBlock);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
+  }
+  float4 p[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    if (i + u * kBlock < end) p[u] = __ldg(body + i + u * kBlock);
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    if (i + u * kBlock < end) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
+  float v = acc[0];
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) v += acc[u];
+  return block_sum<kBlock>(v);
+}
+
+// ---- "flag": one 64-bit word per block, {launch number, partial}; block 0 polls ------------
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    flag_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+             unsigned long long* __restrict__ words, unsigned launch) {
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  if (blockIdx.x != 0) {
+    if (threadIdx.x == 0) {
+      const unsigned long long word = (static_cast<unsigned long long>(launch) << 32) | __float_as_uint(v);
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(words + blockIdx.x), "l"(word) : "memory");
+    }
+    return;
+  }
+  __shared__ float own;
+  if (threadIdx.x == 0) own = v;
+  __syncthreads();
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    if (b == 0) {
+      w += own;
+      continue;
+    }
+    unsigned long long word = 0;
+    do {
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(words + b) : "memory");
+    } while (static_cast<unsigned>(word >> 32) != launch);
+    w += __uint_as_float(static_cast<unsigned>(word));
+  }
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) *out = w;
+}
+
+// ---- "cluster": one cluster; partials pushed into block 0's shared memory ----------------
+
+template <int kBlock, int kUnroll, int kCluster>
+__global__ void __launch_bounds__(kBlock)
+    cluster_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ float partials[kCluster];
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  if (threadIdx.x == 0) cluster.map_shared_rank(partials, 0)[rank] = v;
+  cluster.sync();  // every push has landed; no block reads another's memory after this
+  if (rank == 0 && threadIdx.x < 32) {
+    float w = threadIdx.x < kCluster ? partials[threadIdx.x] : 0.0f;
+    for (int o = 16; o > 0; o /= 2) w += __shfl_down_sync(0xffffffffu, w, o);
+    if (threadIdx.x == 0) *out = w;
+  }
+#else
+  __trap();  // clusters need sm_90; the host never launches this elsewhere
+#endif
+}
+
+// ---- "no-finish": DIAGNOSTIC, block 0's partial only ---------------------------------------
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
+                                                        float* __restrict__ out, float* __restrict__ partials) {
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;  // the store every design makes, without the combine
+    if (blockIdx.x == 0) *out = v;
+  }
+}
+
+// ---- stage 14's tile designs ----------------------------------------------------------------
+// Only what decides the speed is kept: full tiles (n a multiple of the tile), aligned
+// input, tile sums stored, and the last block adding them (in index order here).
+
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+template <int kThreads, int kTile>  // kThreads lanes (one warp or a team) sum one tile
+__device__ __forceinline__ float tile_lane_sum(const float* tile, unsigned rank) {
+  constexpr int kPerThread = kTile / 4 / kThreads;
+  constexpr int kBatch = 8;
+  const float4* p = reinterpret_cast<const float4*>(tile) + rank;
+  float ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f;
+  for (int k0 = 0; k0 < kPerThread; k0 += kBatch) {
+    float4 v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) v[b] = __ldg(p + kThreads * (k0 + b));
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      ax += v[b].x;
+      ay += v[b].y;
+      az += v[b].z;
+      aw += v[b].w;
+    }
+  }
+  return warp_sum((ax + ay) + (az + aw));
+}
+
+__device__ void finish_tiles(const float* tile_sums, std::size_t tiles, unsigned* ticket, float* out) {
+  __shared__ bool is_last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!is_last) return;
+  float w = 0.0f;
+  for (std::size_t t = threadIdx.x; t < tiles; t += blockDim.x) w += __ldcg(tile_sums + t);
+  w = block_sum<256>(w);
+  if (threadIdx.x == 0) {
+    *out = w;
+    ticket[0] = 0;
+    ticket[32] = 0;
+  }
+}
+
+// One warp per tile; Counter: tiles from an atomic counter, else a fixed run per block.
+template <int kTile, bool kCounter>
+__global__ void __launch_bounds__(256)
+    warp_tiles(const float* __restrict__ in, std::size_t n, float* tile_sums, unsigned* ticket, float* out) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::size_t tiles = n / kTile;
+  if constexpr (kCounter) {
+    for (;;) {
+      unsigned t = 0;
+      if (lane == 0) t = atomicAdd(ticket + 32, 1u);
+      t = __shfl_sync(0xffffffffu, t, 0);
+      if (t >= tiles) break;
+      const float s = tile_lane_sum<32, kTile>(in + static_cast<std::size_t>(t) * kTile, lane);
+      if (lane == 0) tile_sums[t] = s;
+    }
+  } else {
+    const std::size_t per = tiles / gridDim.x, extra = tiles % gridDim.x;
+    const std::size_t first = blockIdx.x * per + (blockIdx.x < extra ? blockIdx.x : extra);
+    const std::size_t end = first + per + (blockIdx.x < extra ? 1 : 0);
+    for (std::size_t t = first + threadIdx.x / 32; t < end; t += blockDim.x / 32) {
+      const float s = tile_lane_sum<32, kTile>(in + t * kTile, lane);
+      if (lane == 0) tile_sums[t] = s;
+    }
+  }
+  finish_tiles(tile_sums, tiles, ticket, out);
+}
+
+// A team of 128 threads per tile, tiles from the counter (stage 14's design).
+template <int kTile>
+__global__ void __launch_bounds__(256)
+    team_tiles(const float* __restrict__ in, std::size_t n, float* tile_sums, unsigned* ticket, float* out) {
+  __shared__ unsigned team_tile[2];
+  __shared__ float warp_sums[2][4];
+  const unsigned team = threadIdx.x / 128, rank = threadIdx.x % 128, lane = threadIdx.x % 32, warp = rank / 32;
+  const std::size_t tiles = n / kTile;
+  if (rank == 0) team_tile[team] = atomicAdd(ticket + 32, 1u);
+  for (;;) {
+    asm volatile("bar.sync %0, 128;" ::"r"(team + 1) : "memory");
+    const unsigned t = team_tile[team];
+    if (t >= tiles) break;
+    const float s = tile_lane_sum<128, kTile>(in + static_cast<std::size_t>(t) * kTile, rank);
+    if (lane == 0) warp_sums[team][warp] = s;
+    asm volatile("bar.sync %0, 128;" ::"r"(team + 1) : "memory");
+    if (rank == 0) {
+      const float* w = warp_sums[team];
+      tile_sums[t] = (w[0] + w[1]) + (w[2] + w[3]);
+      team_tile[team] = atomicAdd(ticket + 32, 1u);
+    }
+  }
+  finish_tiles(tile_sums, tiles, ticket, out);
+}
+
+// ---- harness ----------------------------------------------------------------------------------
+
+struct Row {
+  std::string mode, design;
+  std::size_t n;
+  int block;
+  unsigned grid;
+  double us;
+  double cub_us;
+  std::string check;  // ok, FAIL, or "diagnostic"
+};
+
+class Experiment {
+ public:
+  Experiment(const common::DeviceInfo& device, std::size_t max_n)
+      : device_(device),
+        flusher_(device.l2_bytes),
+        host_(common::make_input(common::Pattern::uniform, 1, max_n)),
+        input_(max_n),
+        out_(1),
+        scratch_(1 << 20),
+        words_(1 << 14),
+        tile_sums_(1 << 20) {
+    common::copy_to_device(input_.get(), host_.data(), input_.bytes());
+    CUDA_CHECK(cudaMemset(scratch_.get(), 0, scratch_.bytes()));
+    CUDA_CHECK(cudaMemset(words_.get(), 0, words_.bytes()));
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes_, input_.get(), out_.get(), static_cast<std::int64_t>(max_n)));
+    cub_temp_ = common::DeviceBuffer<unsigned char>(cub_bytes_);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void set_n(std::size_t n) {
+    n_ = n;
+    ref_ = common::reference_sum(std::vector<float>(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(n)));
+    cub_us_ = time([&] { cub(); });
+  }
+
+  void cub() {
+    std::size_t bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceReduce::Sum(cub_temp_.get(), bytes, input_.get(), out_.get(), static_cast<std::int64_t>(n_),
+                                      stream_.get()));
+  }
+
+  // Checks one launch (unless diagnostic), then times it; prints and keeps the row.
+  void measure(const std::string& mode, const std::string& design, int block, unsigned grid,
+               const std::function<void()>& launch, bool diagnostic = false) {
+    std::string verdict = "diagnostic";
+    if (!diagnostic) {
+      const float poison = common::poison_value();
+      common::copy_to_device(out_.get(), &poison, sizeof poison);
+      launch();
+      float result = 0.0f;
+      CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+      CUDA_CHECK(cudaMemcpy(&result, out_.get(), sizeof result, cudaMemcpyDeviceToHost));
+      // 1024 additions deep is far more than any design here; a wrong sum is off by far more.
+      verdict = common::check_sum(result, ref_, 1024, n_).ok ? "ok" : "FAIL";
+    }
+    const double us = time(launch);
+    rows_.push_back({mode, design, n_, block, grid, us, cub_us_, verdict});
+    std::printf("%-8s %-20s %6s %5d %6u %10.2f %10.2f %7.3f  %s\n", mode.c_str(), design.c_str(),
+                common::format_count(n_).c_str(), block, grid, us, cub_us_, cub_us_ / us, verdict.c_str());
+    std::fflush(stdout);
+  }
+
+  double time(const std::function<void()>& launch) {
+    common::TimingOptions opt;
+    opt.reps = n_ >= (std::size_t{1} << 28) ? 30 : 200;
+    opt.warmup = 3;
+    return common::time_gpu_work([&](cudaStream_t) { launch(); }, stream_.get(), opt, &flusher_).us.median;
+  }
+
+  bool all_ok() const {
+    return std::all_of(rows_.begin(), rows_.end(), [](const Row& r) { return r.check != "FAIL"; });
+  }
+  const std::vector<Row>& rows() const { return rows_; }
+  const float* in() const { return input_.get(); }
+  float* out() const { return out_.get(); }
+  unsigned* ticket() const { return reinterpret_cast<unsigned*>(scratch_.get()); }
+  float* partials() const { return reinterpret_cast<float*>(scratch_.get() + 4096); }
+  unsigned long long* words() const { return words_.get(); }
+  float* tile_sums() const { return tile_sums_.get(); }
+  cudaStream_t stream() const { return stream_.get(); }
+  std::size_t n() const { return n_; }
+  const common::DeviceInfo& device() const { return device_; }
+  unsigned next_launch() { return ++launch_; }
+
+ private:
+  const common::DeviceInfo& device_;
+  common::CudaStream stream_;
+  common::L2Flusher flusher_;
+  std::vector<float> host_;
+  common::DeviceBuffer<float> input_;
+  common::DeviceBuffer<float> out_;
+  common::DeviceBuffer<unsigned char> scratch_;
+  common::DeviceBuffer<unsigned long long> words_;
+  common::DeviceBuffer<float> tile_sums_;
+  common::DeviceBuffer<unsigned char> cub_temp_;
+  std::size_t cub_bytes_ = 0;
+  std::size_t n_ = 0;
+  common::Reference ref_{};
+  double cub_us_ = 0.0;
+  unsigned launch_ = 0;
+  std::vector<Row> rows_;
+};
+
+std::size_t chunk_for(std::size_t n, unsigned grid, int block) {
+  const std::size_t packs = n / 4;
+  const std::size_t chunk = (packs + grid - 1) / grid;
+  return (chunk + block - 1) / block * block;
+}
+
+// Same grid rule as stage 13: 3 blocks of 512 per SM at most, 2 float4s per thread at least.
+unsigned grid_for(std::size_t n, int sm_count) {
+  const std::size_t useful = (n / 4 + 1023) / 1024;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(useful, 3 * sm_count)));
+}
+
+template <int kCluster>
+void run_cluster(Experiment& e) {
+  constexpr int kBlock = 1024;
+  auto kernel = cluster_sum<kBlock, 4, kCluster>;
+  if (kCluster > 8) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  const std::size_t chunk = chunk_for(e.n(), kCluster, kBlock);
+  const std::size_t n = e.n();
+  e.measure("finish", "cluster" + std::to_string(kCluster), kBlock, kCluster, [&e, kernel, chunk, n] {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(kCluster);
+    cfg.blockDim = dim3(kBlock);
+    cfg.stream = e.stream();
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, e.in(), n, chunk, e.out()));
+  });
+}
+
+void finish_experiment(Experiment& e) {
+  const int sms = e.device().sm_count;
+  reduction::generic::Workspace ws;
+  for (int k = 14; k <= 22; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    const unsigned grid = reduction::generic::grid_for<float, reduction::generic::Sum>(n, sms);
+    e.measure("finish", "stage13", 512, grid,
+              [&] { reduction::generic::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    const unsigned g = grid_for(n, sms);
+    const std::size_t chunk = chunk_for(n, g, 512);
+    e.measure("finish", "flag", 512, g, [&] {
+      flag_sum<512, 4><<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.words(), e.next_launch());
+      CUDA_CHECK_LAUNCH();
+    });
+    if (e.device().cc_major >= 9 && k <= 18) {
+      run_cluster<8>(e);
+      run_cluster<16>(e);
+    }
+    e.measure(
+        "finish", "no-finish", 512, g,
+        [&] {
+          no_finish_sum<512, 4><<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
+          CUDA_CHECK_LAUNCH();
+        },
+        true);
+  }
+}
+
+template <typename Kernel>
+void run_tiles(Experiment& e, const std::string& design, Kernel kernel) {
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+  const unsigned grid = static_cast<unsigned>(per_sm * e.device().sm_count);
+  const std::size_t n = e.n();
+  e.measure("tiles", design, 256, grid, [&e, kernel, grid, n] {
+    kernel<<<grid, 256, 0, e.stream()>>>(e.in(), n, e.tile_sums(), e.ticket(), e.out());
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+void tiles_experiment(Experiment& e) {
+  reduction::generic::Workspace ws;
+  for (int k : {26, 28, 30}) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    e.measure("tiles", "stage13", 512,
+              reduction::generic::grid_for<float, reduction::generic::Sum>(n, e.device().sm_count),
+              [&] { reduction::generic::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    run_tiles(e, "warp-8192-fixed", warp_tiles<8192, false>);
+    run_tiles(e, "warp-16384-counter", warp_tiles<16384, true>);
+    run_tiles(e, "team-32768-counter", team_tiles<32768>);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string usage =
+      "usage: single_pass_variants finish|tiles [--csv FILE]\n"
+      "  finish  n = 2^14..2^22: stage13 (ticket), flag, cluster8/16, no-finish (diagnostic)\n"
+      "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
+      "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.\n";
+  std::string mode, csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << usage;
+      return 0;
+    }
+    if (a == "--csv" && i + 1 < argc) {
+      csv = argv[++i];
+    } else if (mode.empty() && (a == "finish" || a == "tiles")) {
+      mode = a;
+    } else {
+      std::cerr << "single_pass_variants: unexpected argument '" << a << "'\n" << usage;
+      return common::kExitUsage;
+    }
+  }
+  if (mode.empty()) {
+    std::cerr << "single_pass_variants: name an experiment\n" << usage;
+    return common::kExitUsage;
+  }
+  try {
+    if (!csv.empty()) common::require_writable(csv, "--csv");
+    if (common::cuda_device_count() == 0) {
+      std::cerr << "single_pass_variants: no CUDA device found\n";
+      return common::kExitNoDevice;
+    }
+    const common::DeviceInfo device = common::query_device(0);
+    const std::size_t max_n = mode == "finish" ? std::size_t{1} << 22 : std::size_t{1} << 30;
+    Experiment e(device, max_n);
+    std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
+    std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
+                "vs-CUB", "check");
+    if (mode == "finish")
+      finish_experiment(e);
+    else
+      tiles_experiment(e);
+    if (!csv.empty()) {
+      std::vector<common::Record> records;
+      for (const Row& r : e.rows()) {
+        records.push_back({common::text_field("key", r.design), common::number_field("n", static_cast<double>(r.n)),
+                           common::number_field("block", r.block), common::number_field("grid", r.grid),
+                           common::number_field("median_us", r.us), common::number_field("cub_us", r.cub_us),
+                           common::number_field("vs_cub", r.cub_us / r.us), common::text_field("check", r.check)});
+      }
+      common::Metadata meta = common::base_metadata(device);
+      meta.push_back({"experiment", mode});
+      meta.push_back({"l2_flush", "read"});
+      common::write_file_atomically(csv, common::to_csv(meta, records));
+    }
+    return e.all_ok() ? 0 : 1;
+  } catch (const std::exception& ex) {
+    std::cerr << "single_pass_variants: error: " << ex.what() << "\n";
+    return 1;
+  }
+}
