@@ -32,6 +32,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -126,9 +127,11 @@ __global__ void __launch_bounds__(kBlock)
     cluster_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   __shared__ float partials[kCluster];
-  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   cg::cluster_group cluster = cg::this_cluster();
+  auto started = cluster.barrier_arrive();  // block 0 must be running before the push
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   const unsigned rank = cluster.block_rank();
+  cluster.barrier_wait(std::move(started));
   if (threadIdx.x == 0) cluster.map_shared_rank(partials, 0)[rank] = v;
   cluster.sync();  // every push has landed; no block reads another's memory after this
   if (rank == 0 && threadIdx.x < 32) {

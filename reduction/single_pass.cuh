@@ -12,6 +12,9 @@
 //      order, writes the result and resets the ticket to zero for the next call.
 // When one block can take n in a single round of loads (n up to 32 x the block
 // size for floats), a leaner one-block kernel does steps 1-2 and writes the result.
+// On Hopper, for n up to 16 x the block size x 16 floats (2^17 for 512 threads), the
+// grid is one thread-block cluster instead, and the blocks add their partials through
+// distributed shared memory rather than the ticket (cluster_kernel).
 // For a fixed grid and block size the order of operations is fixed, so the result
 // is bitwise identical run to run. Stage 13 (reduction/13_single_pass.cu) is this
 // function for float sums; chapter 12 explains it.
@@ -21,8 +24,10 @@
 //   reduction::generic::reduce<float, reduction::generic::Sum>(in, n, out, ws, stream);
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cfloat>
 #include <climits>
 #include <cstddef>
@@ -31,6 +36,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace reduction::generic {
 
@@ -209,13 +215,11 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) *out = v;
 }
 
-// Any n: each block reads `chunk` vectors (a multiple of kBlock, computed on the host
-// so that the kernel does no 64-bit division), then the last block to finish adds the
-// partials.
+// Steps 1 and 2 for one block: its `chunk` vectors (a multiple of kBlock, computed on
+// the host so that the kernel does no 64-bit division), its share of the scalar head
+// and tail, and the block's combine. Thread 0 returns the block's value.
 template <typename T, typename Op, int kBlock, int kUnroll>
-__global__ void __launch_bounds__(kBlock)
-    single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
-                       T* __restrict__ partials, unsigned int* __restrict__ ticket, Op op) {
+__device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::size_t n, std::size_t chunk, Op op) {
   using P = Pack<T>;
   constexpr int kWidth = P::kCount;
   const Split<T> split(in, n);
@@ -265,8 +269,15 @@ __global__ void __launch_bounds__(kBlock)
   T v = acc[0];
 #pragma unroll
   for (int u = 1; u < kUnroll; ++u) v = op(v, acc[u]);
-  v = block_reduce<kBlock>(v, op);
+  return block_reduce<kBlock>(v, op);
+}
 
+// Any n: every block does steps 1-2, then the last block to finish adds the partials.
+template <typename T, typename Op, int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
+                       T* __restrict__ partials, unsigned int* __restrict__ ticket, Op op) {
+  const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = v;
     return;
@@ -289,6 +300,38 @@ __global__ void __launch_bounds__(kBlock)
     *out = w;
     *ticket = 0;  // ready for the next launch
   }
+}
+
+// Mid-size n on Hopper (sm_90) and later: the grid is one thread-block cluster of
+// kMaxCluster blocks or fewer, on as many SMs. Each block pushes its value into
+// block 0's shared memory (distributed shared memory), one cluster barrier makes
+// the pushes visible, and block 0 adds them in rank order: no global memory, no
+// fence and no atomic between the blocks.
+constexpr int kMaxCluster = 16;
+
+template <typename T, typename Op, int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    cluster_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out, Op op) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ T partials[kMaxCluster];
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  // A block may write into another block's shared memory only once that block is
+  // running: arrive at the cluster barrier now, wait for the others before the push
+  // (the loads in between hide the wait).
+  auto started = cluster.barrier_arrive();
+  const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
+  const unsigned rank = cluster.block_rank();
+  cluster.barrier_wait(std::move(started));
+  if (threadIdx.x == 0) cluster.map_shared_rank(partials, 0)[rank] = v;
+  cluster.sync();  // every push has landed; no block touches another's memory after this
+  if (rank == 0 && threadIdx.x < 32) {
+    T w = threadIdx.x < cluster.num_blocks() ? partials[threadIdx.x] : Op::template identity<T>();
+    w = warp_reduce(w, op);
+    if (threadIdx.x == 0) *out = w;
+  }
+#else
+  __trap();  // the host launches this only on devices of compute capability 9.0 or later
+#endif
 }
 
 // ---- host side --------------------------------------------------------------------
@@ -317,13 +360,71 @@ constexpr bool fits_one_block(std::size_t n) {
   return n <= static_cast<std::size_t>(kBlock) * kSmallLoads * Pack<T>::kCount;
 }
 
+// The cluster path takes n up to (blocks in the cluster) x kBlock x kClusterLoads
+// vectors: 2^17 floats for 16 blocks of 512.
+constexpr int kClusterLoads = 4;
+
+template <typename T, int kBlock>
+constexpr bool fits_cluster(std::size_t n, int cluster) {
+  return !fits_one_block<T, kBlock>(n) &&
+         n <= static_cast<std::size_t>(cluster) * kBlock * kClusterLoads * Pack<T>::kCount;
+}
+
+// Blocks per cluster for the cluster path on the current device: 16 where a cluster of
+// 16 of these blocks can be resident (a non-portable size, allowed on the H100 and
+// H200), else 8 (the portable limit), else 0 (no clusters: compute capability below
+// 9.0). Asked once per device and kernel, then remembered.
+template <typename T, typename Op, int kBlock, int kUnroll>
+int cluster_blocks() {
+  static std::atomic<int> known[64];  // blocks + 1, or 0 while not yet asked
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device >= 0 && device < 64) {
+    const int v = known[device].load(std::memory_order_relaxed);
+    if (v != 0) return v - 1;
+  }
+  int major = 0;
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+  int blocks = 0;
+  if (major >= 9) {
+    const auto kernel = cluster_kernel<T, Op, kBlock, kUnroll>;
+    for (int c : {16, 8}) {
+      if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        cudaGetLastError();  // not allowed here: try the portable size
+        continue;
+      }
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(static_cast<unsigned>(c));
+      config.blockDim = dim3(kBlock);
+      cudaLaunchAttribute attribute = {};
+      attribute.id = cudaLaunchAttributeClusterDimension;
+      attribute.val.clusterDim.x = static_cast<unsigned>(c);
+      attribute.val.clusterDim.y = 1;
+      attribute.val.clusterDim.z = 1;
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) {
+        blocks = c;
+        break;
+      }
+      cudaGetLastError();
+    }
+  }
+  if (device >= 0 && device < 64) known[device].store(blocks + 1, std::memory_order_relaxed);
+  return blocks;
+}
+
 // Blocks for n elements: one when a single block can take n in one round of loads;
-// otherwise enough to fill the GPU (resident blocks per SM, from the occupancy API and
+// one cluster when the device has clusters and n fits the cluster path; otherwise
+// enough to fill the GPU (resident blocks per SM, from the occupancy API and
 // capped at kTargetThreadsPerSm, times SMs), but no more than give each thread
 // kMinPacksPerThread vectors.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned grid_for(std::size_t n, int sm_count) {
   if (fits_one_block<T, kBlock>(n)) return 1;
+  const int cluster = cluster_blocks<T, Op, kBlock, kUnroll>();
+  if (cluster > 0 && fits_cluster<T, kBlock>(n, cluster)) return static_cast<unsigned>(cluster);
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -342,8 +443,9 @@ std::size_t scratch_bytes(unsigned grid) {
   return 16 + static_cast<std::size_t>(grid) * sizeof(T);
 }
 
-// Enqueues the reduction. `scratch` holds scratch_bytes<T>(grid) bytes whose ticket
-// (first 4 bytes) is zero; every launch leaves it zero again.
+// Enqueues the reduction with the grid from grid_for (which also picks the path: one
+// block, one cluster, or the ticket). `scratch` holds scratch_bytes<T>(grid) bytes
+// whose ticket (first 4 bytes) is zero; every launch leaves it zero again.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
   static_assert(16 % sizeof(T) == 0, "the value type's size must divide 16 bytes");
@@ -352,12 +454,29 @@ void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cu
     check(cudaGetLastError(), "single_block_kernel launch");
     return;
   }
-  auto* ticket = static_cast<unsigned int*>(scratch);
-  auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
   // Vectors per block: an even share, rounded up to a whole number of kBlock.
   const std::size_t packs = Split<T>(in, n).packs;
   std::size_t chunk = (packs + grid - 1) / grid;
   chunk = (chunk + kBlock - 1) / kBlock * kBlock;
+  if ((grid == 8 || grid == 16) && fits_cluster<T, kBlock>(n, static_cast<int>(grid)) &&
+      cluster_blocks<T, Op, kBlock, kUnroll>() == static_cast<int>(grid)) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(kBlock);
+    config.stream = stream;
+    cudaLaunchAttribute attribute = {};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = grid;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    check(cudaLaunchKernelEx(&config, cluster_kernel<T, Op, kBlock, kUnroll>, in, n, chunk, out, op),
+          "cluster_kernel launch");
+    return;
+  }
+  auto* ticket = static_cast<unsigned int*>(scratch);
+  auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
   single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, chunk, out, partials, ticket, op);
   check(cudaGetLastError(), "single_pass_kernel launch");
 }

@@ -18,8 +18,9 @@ namespace {
 const std::vector<std::size_t> kSizes = {
     1, 2, 3, 31, 33, 1023, 1025, 4097,
     // the single-block kernel's limits at the default 512 threads: 16384 floats or
-    // int32s, 8192 doubles (32 and 16 per thread); one past each takes the ticket path
-    8192, 8193, 16384, 16385, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
+    // int32s, 8192 doubles (32 and 16 per thread); one past each takes the cluster path
+    // on Hopper, up to 2^17 floats or 2^16 doubles; one past that, the ticket path
+    8192, 8193, 16384, 16385, 65536, 65537, 131072, 131073, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
 
 template <typename T>
 std::vector<T> make_values(std::size_t n, std::uint64_t seed) {
@@ -108,4 +109,26 @@ TEST_CASE("generic single pass: the ticket is reset, so back-to-back calls agree
   const auto host = make_values<float>((std::size_t{1} << 22) + 3, 99);
   const float first = run_on_gpu<float, g::Sum>(host, 0, ws);
   for (int i = 0; i < 10; ++i) CHECK(run_on_gpu<float, g::Sum>(host, 0, ws) == first);
+}
+
+TEST_CASE("generic single pass: the path follows n (one block, one cluster on sm_90, the ticket)", "[gpu][generic]") {
+  g::Workspace ws;
+  int major = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  const int sms = ws.sm_count();
+  CHECK(g::grid_for<float, g::Sum>(16384, sms) == 1);
+  const unsigned mid = g::grid_for<float, g::Sum>(std::size_t{1} << 16, sms);
+  if (major >= 9) {
+    CHECK((mid == 8 || mid == 16));
+    CHECK(g::cluster_blocks<float, g::Sum, g::kDefaultBlock, g::kDefaultUnroll>() == static_cast<int>(mid));
+  } else {
+    CHECK(g::cluster_blocks<float, g::Sum, g::kDefaultBlock, g::kDefaultUnroll>() == 0);
+  }
+  CHECK(g::grid_for<float, g::Sum>(std::size_t{1} << 24, sms) > 16u);
+  // Results at the boundaries between the paths, repeated: bitwise the same each time.
+  for (std::size_t n : {std::size_t{16385}, std::size_t{131072}, std::size_t{131073}}) {
+    const auto host = make_values<float>(n, 5 + n);
+    const float first = run_on_gpu<float, g::Sum>(host, 0, ws);
+    for (int i = 0; i < 5; ++i) CHECK(run_on_gpu<float, g::Sum>(host, 0, ws) == first);
+  }
 }

@@ -55,8 +55,21 @@ const Input& input(Pattern p, std::size_t n, std::uint64_t seed = 1) {
 }
 
 std::vector<std::size_t> sizes() {
-  std::vector<std::size_t> s = {
-      1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 16384, 16385, (std::size_t{1} << 20) + 7, std::size_t{1} << 24};
+  std::vector<std::size_t> s = {1,
+                                2,
+                                31,
+                                32,
+                                33,
+                                1023,
+                                1024,
+                                1025,
+                                4097,
+                                16384,
+                                16385,
+                                131072,
+                                131073,
+                                (std::size_t{1} << 20) + 7,
+                                std::size_t{1} << 24};
   std::mt19937_64 rng(20261120);
   for (int i = 0; i < 4; ++i) s.push_back(1 + rng() % (std::size_t{3} << 20));
   return s;
