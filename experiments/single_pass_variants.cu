@@ -193,8 +193,20 @@ __device__ void finish_tiles(const float* tile_sums, std::size_t tiles, unsigned
   if (threadIdx.x == 0) is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
   __syncthreads();
   if (!is_last) return;
+  // 32 loads in flight per thread, so that this pass stays a few microseconds long
+  // for every design (2^17 tile sums at most), as stage 14's own final pass does.
+  constexpr int kInFlight = 32;
   float w = 0.0f;
-  for (std::size_t t = threadIdx.x; t < tiles; t += blockDim.x) w += __ldcg(tile_sums + t);
+  for (std::size_t t0 = 0; t0 < tiles; t0 += kInFlight * blockDim.x) {
+    float v[kInFlight];
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) {
+      const std::size_t t = t0 + j * blockDim.x + threadIdx.x;
+      v[j] = t < tiles ? __ldcg(tile_sums + t) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kInFlight; ++j) w += v[j];
+  }
   w = block_sum<256>(w);
   if (threadIdx.x == 0) {
     *out = w;
