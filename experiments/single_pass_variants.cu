@@ -5,8 +5,10 @@
 //
 //   build/experiments/single_pass_variants finish [--csv FILE]
 //       n = 2^14 .. 2^22: how the blocks of one launch combine their partial sums.
-//         stage13       stage 13 as it is: one block up to 2^14, else __threadfence,
-//                       an atomic ticket, and the last block adds the partials
+//         stage13       stage 13 as it is: one block up to 2^14, one cluster on Hopper
+//                       up to 2^17, else the ticket
+//         ticket        stage 13's ticket kernel at every n: __threadfence, an atomic
+//                       ticket, and the last block adds the partials
 //         flag          each block stores {launch number, partial} as one 64-bit word;
 //                       block 0 polls the words (the grid fits on the GPU at once)
 //         cluster8/16   one thread-block cluster of 8 or 16 blocks of 1024 threads adds
@@ -418,6 +420,12 @@ void finish_experiment(Experiment& e) {
               [&] { reduction::generic::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
     const unsigned g = grid_for(n, sms);
     const std::size_t chunk = chunk_for(n, g, 512);
+    // The ticket kernel itself, whatever path stage 13 would take at this n.
+    e.measure("finish", "ticket", 512, g, [&] {
+      reduction::generic::single_pass_kernel<float, reduction::generic::Sum, 512, reduction::generic::kDefaultUnroll>
+          <<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket(), reduction::generic::Sum{});
+      CUDA_CHECK_LAUNCH();
+    });
     e.measure("finish", "flag", 512, g, [&] {
       flag_sum<512, 4><<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.words(), e.next_launch());
       CUDA_CHECK_LAUNCH();
@@ -467,7 +475,7 @@ void tiles_experiment(Experiment& e) {
 int main(int argc, char** argv) {
   const std::string usage =
       "usage: single_pass_variants finish|tiles [--csv FILE]\n"
-      "  finish  n = 2^14..2^22: stage13 (ticket), flag, cluster8/16, no-finish (diagnostic)\n"
+      "  finish  n = 2^14..2^22: stage13, ticket, flag, cluster8/16, no-finish (diagnostic)\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
       "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.\n";
   std::string mode, csv;
