@@ -528,6 +528,9 @@ int main(int argc, char** argv) {
       common::write_file_atomically(csv, common::to_csv(meta, records));
     }
     return e.all_ok() ? 0 : 1;
+  } catch (const common::UsageError& ex) {
+    std::cerr << "single_pass_variants: " << ex.what() << "\n";
+    return common::kExitUsage;
   } catch (const std::exception& ex) {
     std::cerr << "single_pass_variants: error: " << ex.what() << "\n";
     return 1;

@@ -81,7 +81,8 @@ is backed by a claim marker, which prints nothing and is checked on every run:
     <!-- claim: FILE LEFT OPERATOR RIGHT -->
 
 Each side is a number or COLUMN[FILTER=VALUE,...] (median_us[key=02],
-vs_cub[n=2^20,key=13]); OPERATOR is <, <=, >, >= or ~N% (within N percent of the
+vs_cub[n=2^20,key=13]), read from FILE, or OTHER.csv:COLUMN[...] to read another
+result file (to compare two runs); OPERATOR is <, <=, >, >= or ~N% (within N percent of the
 right side). One side may select several rows: the claim must hold for each.
 A claim that no longer holds makes the run exit 1 naming it.
 
@@ -451,8 +452,16 @@ def source_note(data: ResultFile, doc: Path, root: Path) -> str:
     if n and parse_number(n) is not None:
         parts.append(f"n = {format_n(n)}")
     flushed = data.meta.get("l2_flushed")
+    mode = data.meta.get("l2_flush")
     if flushed in ("yes", "no"):
-        parts.append("L2 flushed before each repetition" if flushed == "yes" else "L2 not flushed")
+        if flushed == "no":
+            parts.append("L2 not flushed")
+        elif mode in ("read", "write"):
+            parts.append(f"L2 flushed ({mode}) before each repetition")
+        else:
+            parts.append("L2 flushed before each repetition")
+    elif mode in ("read", "write"):
+        parts.append(f"L2 flushed ({mode}) before each repetition")
     details = ", ".join(parts)
     return f"*Source: [{shown}]({Path(link).as_posix()})" + (f" ({details})" if details else "") + ".*"
 
@@ -954,8 +963,17 @@ def evaluate_claim(marker: Marker, ctx: Context) -> str:
                         "reduce_2p24.csv median_us[key=02] > median_us[key=01].")
     name, left, op, right = tokens
     data = ctx.load(marker, name)
-    lhs, ldesc = claim_operand(marker, data, left)
-    rhs, rdesc = claim_operand(marker, data, right)
+
+    def operand(token: str) -> tuple[list[float], str]:
+        # OTHER.csv:COLUMN[...] reads another result file (two runs compared).
+        other = re.fullmatch(r"([\w.+-]+\.csv):(.+)", token)
+        if other:
+            values, desc = claim_operand(marker, ctx.load(marker, other.group(1)), other.group(2))
+            return values, f"{other.group(1)}:{desc}"
+        return claim_operand(marker, data, token)
+
+    lhs, ldesc = operand(left)
+    rhs, rdesc = operand(right)
     if len(lhs) > 1 and len(rhs) > 1:
         raise DocsError(f"{marker.where}: only one side of a claim may select several rows.")
     tolerance = re.fullmatch(r"~(\d+(?:\.\d+)?)%", op)

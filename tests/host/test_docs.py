@@ -507,6 +507,16 @@ def test_claims():
     expect_error("claim: a filter that selects nothing", box, "x <!-- claim: r.csv gbs[key=99] > 1 -->\n",
                  "selects no row")
     expect_error("claim: the wrong shape", box, "x <!-- claim: r.csv gbs[key=01] > -->\n", "FILE LEFT OPERATOR RIGHT")
+    path.write_text("Two files. <!-- claim: r.csv median_us[key=cub] < sweep.csv:median_us[n=2^20,key=13] -->\n",
+                    encoding="utf-8")
+    rc, out, err = box.run("--check")
+    check("claim: a side may read another result file", rc in (0, 1) and "claim" in out + err, out + err)
+    holds = rc == 0
+    path.write_text("Two files. <!-- claim: r.csv median_us[key=cub] >= sweep.csv:median_us[n=2^20,key=13] -->\n",
+                    encoding="utf-8")
+    rc2, out2, err2 = box.run("--check")
+    check("claim: the other file's value decides the claim (one of < and >= fails)",
+          holds != (rc2 == 0) and ("sweep.csv:median_us[n=2^20,key=13]" in out + out2), out + err + out2 + err2)
     box.close()
 
 

@@ -61,13 +61,14 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--pattern", "zeros"], "unknown input pattern 'zeros'"),
         (["--sweep", "2^20:2^10"], "the start is larger than the end"),
         (["--sweep", "2^10"], "is not a range"),
+        (["--flush", "memset"], "--flush 'memset': write read or write"),
     ]
     for args, needle in bad:
         expect(["--csv", csv] + args if "--csv" not in args else args, 2, needle, csv=csv)
 
     # --help and --list work everywhere and list the registry.
     rc, out, _ = run(["--help"])
-    if rc != 0 or "--warm-l2" not in out or "--run-once" not in out:
+    if rc != 0 or "--warm-l2" not in out or "--run-once" not in out or "--flush" not in out:
         failures.append("reduce --help: missing options or non-zero exit")
     else:
         passed += 1
