@@ -10,7 +10,7 @@
 //         ticket        stage 13's ticket kernel at every n: __threadfence, an atomic
 //                       ticket, and the last block adds the partials
 //         flag          each block stores {launch number, partial} as one 64-bit word;
-//                       block 0 polls the words (the grid fits on the GPU at once)
+//                       block 0 polls the words (only block 0 waits)
 //         cluster8/16   one thread-block cluster of 8 or 16 blocks of 1024 threads adds
 //                       the partials through distributed shared memory (n <= 2^18)
 //         no-finish     DIAGNOSTIC, wrong sum: block 0 writes its own partial and
