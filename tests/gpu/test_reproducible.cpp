@@ -268,9 +268,8 @@ TEST_CASE("stages 14 and 15 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
   // reads 0, 0.25 and 0.5 instead of the last three and misses by 3 * 2^20.
   // Both stages must also hit the sum exactly. Stage 14: a tile (32768 elements) sums
   // to 12288, a group of 32 tiles to 393216, and the tree over 2^12 such groups forms
-  // 393216 * 2^k, all exact; the
-  // last tile (3 * 2^20) forms its own group, carried up to the root, whose addition
-  // is exact too. Stage 15: every value is a multiple of 0.25, so every TwoSum error is
+  // 393216 * 2^k, all exact; the last tile (3 * 2^20) forms its own group, carried up
+  // to the root, whose addition is exact too. Stage 15: every value is a multiple of 0.25, so every TwoSum error is
   // one as well and every compensation (< 2^22 in size) is exact; s + c is then the
   // exact sum, a float.
   const std::size_t head = std::size_t{1} << 32;
