@@ -442,7 +442,8 @@ def test_markers_do_not_split_paragraphs():
             continue
         lines = without_code(md.read_text(encoding="utf-8")).split("\n")
         for i, line in enumerate(lines):
-            if line.startswith("<!-- value:"):
+            # Indented too: inside a list item the indentation is the item's own.
+            if line.lstrip().startswith("<!-- value:"):
                 bad.append(f"{md.relative_to(ROOT)}:{i + 1}: a value marker starts the line")
             if re.fullmatch(r"<!-- claim:.*-->", line.strip()) and i + 1 < len(lines):
                 following = lines[i + 1]
