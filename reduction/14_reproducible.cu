@@ -14,7 +14,7 @@
 // __threadfence() and an atomic ticket, as in stage 13) adds the tile sums in a
 // fixed order too: groups of 32 consecutive tile sums left to right, then a pairwise
 // tree over the group sums, level by level (roots[i] = roots[2i] + roots[2i + 1], an
-// odd last root carried up unchanged). Which warp or block computed a value, and
+// odd last root carried up unchanged). Which team or block computed a value, and
 // when, no longer matters.
 // An input that does not start on a 16-byte boundary is read with scalar loads in
 // exactly the order of the float4 path (kernel template <bool kAligned>), and the
