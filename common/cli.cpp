@@ -8,7 +8,24 @@
 #include <iostream>
 #include <sstream>
 
+#include "device_info.hpp"
+
 namespace common {
+
+int run_program(const char* program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const NoDeviceError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitNoDevice;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
 
 namespace {
 

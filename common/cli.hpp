@@ -20,6 +20,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Runs a program's body and turns what it throws into the exit codes every program
+// shares, each with one line on stderr naming the program: UsageError 2,
+// NoDeviceError (device_info.hpp) 3, anything else 1.
+int run_program(const char* program, const std::function<int()>& body);
+
 // A count of elements: "16777216", "2^24", "16M" (K, M, G, T: binary multiples of
 // elements) or "64MiB" (B, KiB, MiB, GiB, TiB: bytes, divided by element_bytes).
 // `what` names the option in error messages. Result is in [min_value, max_value].

@@ -25,7 +25,6 @@
 // Every row is timed as the runner times (common/timing.hpp: read flush of the L2,
 // CUDA events, median), next to CUB's DeviceReduce::Sum in the same process, and
 // checked against a double-precision sum unless it is a diagnostic.
-#include <cooperative_groups.h>
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -47,46 +46,22 @@
 #include "timing.hpp"
 #include "verify.hpp"
 
-namespace cg = cooperative_groups;
-
 namespace {
+
+namespace g = reduction::generic;
 
 // ---- block sum (float, the same shuffle tree as the stages) ------------------------------
 
 template <int kBlock>
 __device__ __forceinline__ float block_sum(float v) {
-  return reduction::generic::block_reduce<kBlock>(v, reduction::generic::Sum{});
+  return g::block_reduce<kBlock>(v, g::Sum{});
 }
 
-// Each block sums `chunk` float4s from blockIdx.x * chunk (n a multiple of 4 here).
+// Steps 1-2 of stage 13 for one block (reduction/single_pass.cuh): its chunk of float4s
+// from blockIdx.x * chunk, added up; thread 0 gets the block's value.
 template <int kBlock, int kUnroll>
 __device__ __forceinline__ float chunk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk) {
-  const std::size_t packs = n / 4;
-  const float4* body = reinterpret_cast<const float4*>(in);
-  const std::size_t begin = blockIdx.x * chunk;
-  const std::size_t end = begin + chunk < packs ? begin + chunk : packs;
-  float acc[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) acc[u] = 0.0f;
-  std::size_t i = begin + threadIdx.x;
-  for (; i + (kUnroll - 1) * kBlock < end; i += kUnroll * kBlock) {
-    float4 p[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) p[u] = __ldg(body + i + u * kBlock);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
-  }
-  float4 p[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    if (i + u * kBlock < end) p[u] = __ldg(body + i + u * kBlock);
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    if (i + u * kBlock < end) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
-  float v = acc[0];
-#pragma unroll
-  for (int u = 1; u < kUnroll; ++u) v += acc[u];
-  return block_sum<kBlock>(v);
+  return g::block_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{});
 }
 
 // ---- "flag": one 64-bit word per block, {launch number, partial}; block 0 polls ------------
@@ -120,30 +95,6 @@ __global__ void __launch_bounds__(kBlock)
   }
   w = block_sum<kBlock>(w);
   if (threadIdx.x == 0) *out = w;
-}
-
-// ---- "cluster": one cluster; partials pushed into block 0's shared memory ----------------
-
-template <int kBlock, int kUnroll, int kCluster>
-__global__ void __launch_bounds__(kBlock)
-    cluster_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  __shared__ float partials[kCluster];
-  cg::cluster_group cluster = cg::this_cluster();
-  auto started = cluster.barrier_arrive();  // block 0 must be running before the push
-  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  const unsigned rank = cluster.block_rank();
-  cluster.barrier_wait(std::move(started));
-  if (threadIdx.x == 0) cluster.map_shared_rank(partials, 0)[rank] = v;
-  cluster.sync();  // every push has landed; no block reads another's memory after this
-  if (rank == 0 && threadIdx.x < 32) {
-    float w = threadIdx.x < kCluster ? partials[threadIdx.x] : 0.0f;
-    for (int o = 16; o > 0; o /= 2) w += __shfl_down_sync(0xffffffffu, w, o);
-    if (threadIdx.x == 0) *out = w;
-  }
-#else
-  __trap();  // clusters need sm_90; the host never launches this elsewhere
-#endif
 }
 
 // ---- "no-finish": DIAGNOSTIC, block 0's partial only ---------------------------------------
@@ -374,70 +325,47 @@ class Experiment {
   std::vector<Row> rows_;
 };
 
-std::size_t chunk_for(std::size_t n, unsigned grid, int block) {
-  const std::size_t packs = n / 4;
-  const std::size_t chunk = (packs + grid - 1) / grid;
-  return (chunk + block - 1) / block * block;
-}
-
-// Same grid rule as stage 13: 3 blocks of 512 per SM at most, 2 float4s per thread at least.
-unsigned grid_for(std::size_t n, int sm_count) {
-  const std::size_t useful = (n / 4 + 1023) / 1024;
-  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(useful, 3 * sm_count)));
-}
-
-template <int kCluster>
-void run_cluster(Experiment& e) {
-  constexpr int kBlock = 1024;
-  auto kernel = cluster_sum<kBlock, 4, kCluster>;
-  if (kCluster > 8) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  const std::size_t chunk = chunk_for(e.n(), kCluster, kBlock);
+// Stage 13's cluster kernel (reduction/single_pass.cuh) with 1024-thread blocks, as one
+// cluster of `blocks`; 16 only where the device allows that size.
+void run_cluster(Experiment& e, unsigned blocks) {
   const std::size_t n = e.n();
-  e.measure("finish", "cluster" + std::to_string(kCluster), kBlock, kCluster, [&e, kernel, chunk, n] {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(kCluster);
-    cfg.blockDim = dim3(kBlock);
-    cfg.stream = e.stream();
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, e.in(), n, chunk, e.out()));
-  });
+  e.measure("finish", "cluster" + std::to_string(blocks), 1024, blocks,
+            [&e, blocks, n] { g::launch_cluster<float, g::Sum, 1024, 4>(e.in(), n, e.out(), blocks, e.stream()); });
 }
 
 void finish_experiment(Experiment& e) {
   const int sms = e.device().sm_count;
-  reduction::generic::Workspace ws;
+  g::Workspace ws;
+  // Cluster sizes this device takes for 1024-thread blocks (also allows 16 where it can).
+  const int most = g::cluster_blocks<float, g::Sum, 1024, 4>();
   for (int k = 14; k <= 22; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    const unsigned grid = reduction::generic::grid_for<float, reduction::generic::Sum>(n, sms);
-    e.measure("finish", "stage13", 512, grid,
-              [&] { reduction::generic::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
-    const unsigned g = grid_for(n, sms);
-    const std::size_t chunk = chunk_for(n, g, 512);
+    e.measure("finish", "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
+              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    // The ticket path's grid and chunks, for the ticket kernel and the designs that
+    // replace its finish.
+    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
     // The ticket kernel itself, whatever path stage 13 would take at this n.
-    e.measure("finish", "ticket", 512, g, [&] {
-      reduction::generic::single_pass_kernel<float, reduction::generic::Sum, 512, reduction::generic::kDefaultUnroll>
-          <<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket(), reduction::generic::Sum{});
+    e.measure("finish", "ticket", 512, grid, [&] {
+      g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket(), g::Sum{});
       CUDA_CHECK_LAUNCH();
     });
-    e.measure("finish", "flag", 512, g, [&] {
-      flag_sum<512, 4><<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.words(), e.next_launch());
+    e.measure("finish", "flag", 512, grid, [&] {
+      flag_sum<512, g::kDefaultUnroll>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.words(), e.next_launch());
       CUDA_CHECK_LAUNCH();
     });
-    if (e.device().cc_major >= 9 && k <= 18) {
-      run_cluster<8>(e);
-      run_cluster<16>(e);
+    if (k <= 18) {
+      if (most >= 8) run_cluster(e, 8);
+      if (most >= 16) run_cluster(e, 16);
     }
     e.measure(
-        "finish", "no-finish", 512, g,
+        "finish", "no-finish", 512, grid,
         [&] {
-          no_finish_sum<512, 4><<<g, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
+          no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
           CUDA_CHECK_LAUNCH();
         },
         true);
@@ -457,13 +385,12 @@ void run_tiles(Experiment& e, const std::string& design, Kernel kernel) {
 }
 
 void tiles_experiment(Experiment& e) {
-  reduction::generic::Workspace ws;
+  g::Workspace ws;
   for (int k : {26, 28, 30}) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    e.measure("tiles", "stage13", 512,
-              reduction::generic::grid_for<float, reduction::generic::Sum>(n, e.device().sm_count),
-              [&] { reduction::generic::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    e.measure("tiles", "stage13", 512, g::grid_for<float, g::Sum>(n, e.device().sm_count),
+              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
     run_tiles(e, "warp-8192-fixed", warp_tiles<8192, false>);
     run_tiles(e, "warp-16384-counter", warp_tiles<16384, true>);
     run_tiles(e, "team-32768-counter", team_tiles<32768>);
@@ -478,33 +405,25 @@ int main(int argc, char** argv) {
       "  finish  n = 2^14..2^22: stage13, ticket, flag, cluster8/16, no-finish (diagnostic)\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
       "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.\n";
-  std::string mode, csv;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << usage;
-      return 0;
+  return common::run_program("single_pass_variants", [&] {
+    std::string mode, csv;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--help" || a == "-h") {
+        std::cout << usage;
+        return 0;
+      }
+      if (a == "--csv" && i + 1 < argc) {
+        csv = argv[++i];
+      } else if (mode.empty() && (a == "finish" || a == "tiles")) {
+        mode = a;
+      } else {
+        throw common::UsageError("unexpected argument '" + a + "': name one experiment, finish or tiles (--help).");
+      }
     }
-    if (a == "--csv" && i + 1 < argc) {
-      csv = argv[++i];
-    } else if (mode.empty() && (a == "finish" || a == "tiles")) {
-      mode = a;
-    } else {
-      std::cerr << "single_pass_variants: unexpected argument '" << a << "'\n" << usage;
-      return common::kExitUsage;
-    }
-  }
-  if (mode.empty()) {
-    std::cerr << "single_pass_variants: name an experiment\n" << usage;
-    return common::kExitUsage;
-  }
-  try {
+    if (mode.empty()) throw common::UsageError("name an experiment: finish or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
-    if (common::cuda_device_count() == 0) {
-      std::cerr << "single_pass_variants: no CUDA device found\n";
-      return common::kExitNoDevice;
-    }
-    const common::DeviceInfo device = common::query_device(0);
+    const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
     const std::size_t max_n = mode == "finish" ? std::size_t{1} << 22 : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
@@ -528,11 +447,5 @@ int main(int argc, char** argv) {
       common::write_file_atomically(csv, common::to_csv(meta, records));
     }
     return e.all_ok() ? 0 : 1;
-  } catch (const common::UsageError& ex) {
-    std::cerr << "single_pass_variants: " << ex.what() << "\n";
-    return common::kExitUsage;
-  } catch (const std::exception& ex) {
-    std::cerr << "single_pass_variants: error: " << ex.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -359,23 +359,14 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");
 
-  try {
+  return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;
     if (opt.list) {
       std::cout << registry_listing(select_variants(opt.variants));
       return 0;
     }
     return run(opt, select_variants(opt.variants));
-  } catch (const common::UsageError& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return common::kExitUsage;
-  } catch (const common::NoDeviceError& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return common::kExitNoDevice;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace mixed_precision

@@ -118,7 +118,7 @@ std::vector<ThreadRecord> record_threads(std::uint32_t grid, std::uint32_t block
 }
 
 int thread_hierarchy_main(int argc, const char* const* argv) {
-  return run_program("01_thread_hierarchy", [&] {
+  return common::run_program("01_thread_hierarchy", [&] {
     const auto parsed = parse_hierarchy_options(argc, argv);
     if (!parsed) return kExitOk;
     HierarchyOptions opt = *parsed;

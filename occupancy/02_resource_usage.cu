@@ -163,7 +163,7 @@ std::string check_text(const GemmCheck& small, const GemmCheck& large) { return 
 }  // namespace
 
 int resource_usage_main(int argc, const char* const* argv) {
-  return run_program("02_resource_usage", [&] {
+  return common::run_program("02_resource_usage", [&] {
     const auto parsed = parse_sgemm_options(argc, argv);
     if (!parsed) return kExitOk;
     const SgemmOptions opt = *parsed;

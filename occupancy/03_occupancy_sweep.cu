@@ -106,7 +106,7 @@ void launch_sweep_sum(const float* in, std::size_t n, float* partials, float* ou
 }
 
 int occupancy_sweep_main(int argc, const char* const* argv) {
-  return run_program("03_occupancy_sweep", [&] {
+  return common::run_program("03_occupancy_sweep", [&] {
     const auto parsed = parse_sweep_options(argc, argv);
     if (!parsed) return kExitOk;
     const SweepOptions opt = *parsed;

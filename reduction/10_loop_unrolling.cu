@@ -33,10 +33,8 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
-#include <type_traits>
 
+#include "block_sizes.hpp"
 #include "passes.hpp"
 #include "stage.hpp"
 
@@ -86,26 +84,10 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Calls body(std::integral_constant<unsigned, B>) for the kernel of block size B.
-template <typename Body>
-void with_block_size(int block, Body&& body) {
-  switch (block) {
-    case 32: return body(std::integral_constant<unsigned, 32>{});
-    case 64: return body(std::integral_constant<unsigned, 64>{});
-    case 128: return body(std::integral_constant<unsigned, 128>{});
-    case 256: return body(std::integral_constant<unsigned, 256>{});
-    case 512: return body(std::integral_constant<unsigned, 512>{});
-    case 1024: return body(std::integral_constant<unsigned, 1024>{});
-    default:
-      throw std::invalid_argument("stage 10 has kernels for blocks of 32, 64, 128, 256, 512 and 1024 threads, not " +
-                                  std::to_string(block) + ".");
-  }
-}
-
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t threads = static_cast<std::size_t>(block);
   int per_sm = 0;
-  with_block_size(block, [&](auto b) {
+  with_block_size("10", block, [&](auto b) {
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, unrolled_sum<decltype(b)::value>, block, 0));
   });
   const std::size_t resident =
@@ -124,7 +106,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
 
 void launch(const StageArgs& a) {
   float* partials = a.grid > 1 ? static_cast<float*>(a.scratch) : a.out;
-  with_block_size(a.block, [&](auto b) {
+  with_block_size("10", a.block, [&](auto b) {
     constexpr unsigned kBlock = decltype(b)::value;
     unrolled_sum<kBlock><<<a.grid, kBlock, 0, a.stream>>>(a.in, a.n, partials);
     CUDA_CHECK_LAUNCH();

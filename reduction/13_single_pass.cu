@@ -16,6 +16,7 @@
 // dominate; at 2^30 the DRAM bandwidth decides. In Nsight Systems: one kernel per
 // sum. In Nsight Compute: dram__throughput close to its peak at large n.
 // Chapter: chapters/12_beyond_the_book.md
+#include "block_sizes.hpp"
 #include "cuda_check.hpp"
 #include "single_pass.cuh"
 #include "stage.hpp"
@@ -26,37 +27,19 @@ namespace {
 
 using generic::Sum;
 
-template <int kBlock>
-unsigned grid_for_block(std::size_t n, int sm_count) {
-  return generic::grid_for<float, Sum, kBlock>(n, sm_count);
-}
-
-template <int kBlock>
-void launch_block(const StageArgs& a) {
-  generic::launch<float, Sum, kBlock>(a.in, a.n, a.out, a.scratch, a.grid, a.stream);
-}
-
-unsigned grid_for(std::size_t n, int block, int sm_count) {
-  switch (block) {
-    case 32: return grid_for_block<32>(n, sm_count);
-    case 64: return grid_for_block<64>(n, sm_count);
-    case 128: return grid_for_block<128>(n, sm_count);
-    case 256: return grid_for_block<256>(n, sm_count);
-    case 512: return grid_for_block<512>(n, sm_count);
-    default: return grid_for_block<1024>(n, sm_count);
-  }
-}
-
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   LaunchPlan p;
-  p.grid = grid_for(n, block, device.sm_count);
+  p.grid = with_block_size("13", block, [&](auto b) {
+    return generic::grid_for<float, Sum, decltype(b)::value>(n, device.sm_count);
+  });
   p.scratch_bytes = generic::scratch_bytes<float>(p.grid);
   p.zero_scratch_once = true;
   const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);
   const std::size_t b = static_cast<std::size_t>(block);
-  if (p.grid == 1 && n <= b * generic::kSmallLoads * 4) {
-    // The single-block kernel: two additions inside a float4, at most kSmallLoads
-    // in the thread's chain, a head and a tail element, then the block's tree.
+  if (p.grid == 1) {
+    // The single-block kernel (grid_for gives one block only when it takes n): two
+    // additions inside a float4, at most kSmallLoads in the thread's chain, a head and
+    // a tail element, then the block's tree.
     p.error_depth = 2 + generic::kSmallLoads + 2 + common::tree_depth(b);
   } else {
     // A thread's chunk share can exceed n / threads by up to kUnroll vectors.
@@ -67,14 +50,9 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
 }
 
 void launch(const StageArgs& a) {
-  switch (a.block) {
-    case 32: launch_block<32>(a); break;
-    case 64: launch_block<64>(a); break;
-    case 128: launch_block<128>(a); break;
-    case 256: launch_block<256>(a); break;
-    case 512: launch_block<512>(a); break;
-    default: launch_block<1024>(a); break;
-  }
+  with_block_size("13", a.block, [&](auto b) {
+    generic::launch<float, Sum, decltype(b)::value>(a.in, a.n, a.out, a.scratch, a.grid, a.stream);
+  });
 }
 
 }  // namespace

@@ -417,7 +417,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");
 
-  try {
+  return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;
     if (opt.list) {
       std::cout << registry_listing(select_stages(opt.stages));
@@ -433,16 +433,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
         if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
       }
     return run(opt, selected);
-  } catch (const common::UsageError& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return common::kExitUsage;
-  } catch (const common::NoDeviceError& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return common::kExitNoDevice;
-  } catch (const std::exception& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace reduction

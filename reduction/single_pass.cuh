@@ -370,6 +370,26 @@ constexpr bool fits_cluster(std::size_t n, int cluster) {
          n <= static_cast<std::size_t>(cluster) * kBlock * kClusterLoads * Pack<T>::kCount;
 }
 
+// A launch of `blocks` blocks as one cluster of that many (for cudaLaunchKernelEx and
+// cudaOccupancyMaxActiveClusters). Not copyable: `config` points at `attribute`.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute = {};
+  cudaLaunchConfig_t config = {};
+  ClusterLaunch(unsigned blocks, int block, cudaStream_t stream) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = blocks;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(static_cast<unsigned>(block));
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 // Blocks per cluster for the cluster path on the current device: 16 where a cluster of
 // 16 of these blocks can be resident (a non-portable size, allowed on the H100 and
 // H200), else 8 (the portable limit), else 0 (no clusters: compute capability below
@@ -393,18 +413,9 @@ int cluster_blocks() {
         cudaGetLastError();  // not allowed here: try the portable size
         continue;
       }
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(static_cast<unsigned>(c));
-      config.blockDim = dim3(kBlock);
-      cudaLaunchAttribute attribute = {};
-      attribute.id = cudaLaunchAttributeClusterDimension;
-      attribute.val.clusterDim.x = static_cast<unsigned>(c);
-      attribute.val.clusterDim.y = 1;
-      attribute.val.clusterDim.z = 1;
-      config.attrs = &attribute;
-      config.numAttrs = 1;
+      const ClusterLaunch probe(static_cast<unsigned>(c), kBlock, nullptr);
       int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) {
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.config) == cudaSuccess && clusters > 0) {
         blocks = c;
         break;
       }
@@ -415,16 +426,11 @@ int cluster_blocks() {
   return blocks;
 }
 
-// Blocks for n elements: one when a single block can take n in one round of loads;
-// one cluster when the device has clusters and n fits the cluster path; otherwise
-// enough to fill the GPU (resident blocks per SM, from the occupancy API and
-// capped at kTargetThreadsPerSm, times SMs), but no more than give each thread
-// kMinPacksPerThread vectors.
+// Blocks of the ticket path for n elements: enough to fill the GPU (resident blocks
+// per SM, from the occupancy API and capped at kTargetThreadsPerSm, times SMs), but no
+// more than give each thread kMinPacksPerThread vectors.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
-unsigned grid_for(std::size_t n, int sm_count) {
-  if (fits_one_block<T, kBlock>(n)) return 1;
-  const int cluster = cluster_blocks<T, Op, kBlock, kUnroll>();
-  if (cluster > 0 && fits_cluster<T, kBlock>(n, cluster)) return static_cast<unsigned>(cluster);
+unsigned ticket_grid(std::size_t n, int sm_count) {
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -435,6 +441,35 @@ unsigned grid_for(std::size_t n, int sm_count) {
   const std::size_t useful = (n + per_block - 1) / per_block;
   const std::size_t grid = useful < resident ? useful : resident;
   return static_cast<unsigned>(grid > 0 ? grid : 1);
+}
+
+// Blocks for n elements, which also picks the path: one when a single block can take
+// n in one round of loads; one cluster when the device has clusters and n fits the
+// cluster path; otherwise the ticket path's grid.
+template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
+unsigned grid_for(std::size_t n, int sm_count) {
+  if (fits_one_block<T, kBlock>(n)) return 1;
+  const int cluster = cluster_blocks<T, Op, kBlock, kUnroll>();
+  if (cluster > 0 && fits_cluster<T, kBlock>(n, cluster)) return static_cast<unsigned>(cluster);
+  return ticket_grid<T, Op, kBlock, kUnroll>(n, sm_count);
+}
+
+// Vectors per block for a grid: an even share of the 16-byte body, rounded up to a
+// whole number of kBlock.
+template <typename T, int kBlock>
+std::size_t chunk_for(const T* in, std::size_t n, unsigned grid) {
+  const std::size_t chunk = (Split<T>(in, n).packs + grid - 1) / grid;
+  return (chunk + kBlock - 1) / kBlock * kBlock;
+}
+
+// Enqueues cluster_kernel as one cluster of `blocks` blocks (8, or 16 where
+// cluster_blocks() allowed it).
+template <typename T, typename Op, int kBlock, int kUnroll>
+void launch_cluster(const T* in, std::size_t n, T* out, unsigned blocks, cudaStream_t stream, Op op = Op{}) {
+  const ClusterLaunch cluster(blocks, kBlock, stream);
+  check(cudaLaunchKernelEx(&cluster.config, cluster_kernel<T, Op, kBlock, kUnroll>, in, n,
+                           chunk_for<T, kBlock>(in, n, blocks), out, op),
+        "cluster_kernel launch");
 }
 
 // Scratch: the ticket, then one partial per block (aligned for T).
@@ -454,30 +489,15 @@ void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cu
     check(cudaGetLastError(), "single_block_kernel launch");
     return;
   }
-  // Vectors per block: an even share, rounded up to a whole number of kBlock.
-  const std::size_t packs = Split<T>(in, n).packs;
-  std::size_t chunk = (packs + grid - 1) / grid;
-  chunk = (chunk + kBlock - 1) / kBlock * kBlock;
   if ((grid == 8 || grid == 16) && fits_cluster<T, kBlock>(n, static_cast<int>(grid)) &&
       cluster_blocks<T, Op, kBlock, kUnroll>() == static_cast<int>(grid)) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(kBlock);
-    config.stream = stream;
-    cudaLaunchAttribute attribute = {};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = grid;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    check(cudaLaunchKernelEx(&config, cluster_kernel<T, Op, kBlock, kUnroll>, in, n, chunk, out, op),
-          "cluster_kernel launch");
+    launch_cluster<T, Op, kBlock, kUnroll>(in, n, out, grid, stream, op);
     return;
   }
   auto* ticket = static_cast<unsigned int*>(scratch);
   auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
-  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, chunk, out, partials, ticket, op);
+  single_pass_kernel<T, Op, kBlock, kUnroll>
+      <<<grid, kBlock, 0, stream>>>(in, n, chunk_for<T, kBlock>(in, n, grid), out, partials, ticket, op);
   check(cudaGetLastError(), "single_pass_kernel launch");
 }
 

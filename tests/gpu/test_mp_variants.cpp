@@ -13,6 +13,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "dot_inputs.hpp"
+#include "gpu_fixture.hpp"
 #include "prepared_variant.hpp"
 #include "variants.hpp"
 
@@ -26,15 +27,8 @@ using mixed_precision::Variant;
 
 namespace {
 
-const common::DeviceInfo& device() {
-  static const common::DeviceInfo info = common::query_device(0);
-  return info;
-}
-
-cudaStream_t stream() {
-  static common::CudaStream s;
-  return s.get();
-}
+using gpu_test::device;
+using gpu_test::stream;
 
 struct Input {
   DeviceVectors vectors;

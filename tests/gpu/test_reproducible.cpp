@@ -15,6 +15,7 @@
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "gpu_fixture.hpp"
 #include "inputs.hpp"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
@@ -26,15 +27,8 @@ using reduction::Stage;
 
 namespace {
 
-const common::DeviceInfo& device() {
-  static const common::DeviceInfo info = common::query_device(0);
-  return info;
-}
-
-cudaStream_t stream() {
-  static common::CudaStream s;
-  return s.get();
-}
+using gpu_test::device;
+using gpu_test::stream;
 
 const Stage& stage(const std::string& key) {
   const Stage* s = reduction::find_stage(key);

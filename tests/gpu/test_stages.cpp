@@ -12,6 +12,7 @@
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "gpu_fixture.hpp"
 #include "inputs.hpp"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
@@ -23,15 +24,8 @@ using reduction::Stage;
 
 namespace {
 
-const common::DeviceInfo& device() {
-  static const common::DeviceInfo info = common::query_device(0);
-  return info;
-}
-
-cudaStream_t stream() {
-  static common::CudaStream s;
-  return s.get();
-}
+using gpu_test::device;
+using gpu_test::stream;
 
 // One input on the host and the device, with its reference; cached, since every
 // stage reads the same inputs.
