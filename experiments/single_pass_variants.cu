@@ -97,6 +97,40 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) *out = w;
 }
 
+// ---- "fence" and "acqrel": the ticket with the partials published the plain way ----------
+// fence:  the partial is stored, __threadfence() waits until it is visible device-wide,
+//         then atomicAdd takes the ticket (stage 13's finish before tagged slots).
+// acqrel: the partial is stored, then one atom.add.acq_rel.gpu both publishes it and
+//         takes the ticket.
+
+template <int kBlock, int kUnroll, bool kAcqRel>
+__global__ void __launch_bounds__(kBlock)
+    published_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     float* __restrict__ partials, unsigned* __restrict__ ticket) {
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;
+    unsigned taken = 0;
+    if constexpr (kAcqRel) {
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    } else {
+      __threadfence();
+      taken = atomicAdd(ticket, 1u);
+    }
+    is_last = taken == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w += __ldcg(partials + b);
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;
+  }
+}
+
 // ---- "no-finish": DIAGNOSTIC, block 0's partial only ---------------------------------------
 
 template <int kBlock, int kUnroll>
@@ -107,6 +141,103 @@ __global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict_
     partials[blockIdx.x] = v;  // the store every design makes, without the combine
     if (blockIdx.x == 0) *out = v;
   }
+}
+
+// ---- "bulk": Hopper's bulk-copy engine (TMA) feeds shared memory -------------------------
+// One thread per block asks the copy engine for whole pieces of the block's chunk
+// (cp.async.bulk, kStageBytes each, kStages in flight); an mbarrier per stage counts the
+// bytes in; the block's threads add each piece from shared memory once it has landed,
+// then a __syncthreads frees the stage for the next piece. The finish is stage 13's
+// ticket. The head (up to the first 16-byte boundary) and tail are scalar loads, as in
+// stage 13.
+
+template <int kBlock, int kStages, int kStageBytes>
+__global__ void __launch_bounds__(kBlock)
+    bulk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+             float* __restrict__ partials, unsigned* __restrict__ ticket) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(kStageBytes % 16 == 0, "bulk copies move whole 16-byte units");
+  auto smem_address = [](const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); };
+  extern __shared__ __align__(128) unsigned char stages[];  // kStages x kStageBytes
+  __shared__ __align__(8) unsigned long long full[kStages];  // one mbarrier per stage
+  const g::Split<float> split(in, n);
+  const float4* body = reinterpret_cast<const float4*>(in + split.head);
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < split.packs ? begin + chunk : split.packs;
+  constexpr std::size_t kPiece = kStageBytes / 16;  // float4s per piece
+  const std::size_t pieces = begin < end ? (end - begin + kPiece - 1) / kPiece : 0;
+
+  auto issue = [&](std::size_t piece) {  // thread 0 only
+    const int s = static_cast<int>(piece % kStages);
+    const std::size_t first = begin + piece * kPiece;
+    const unsigned bytes = static_cast<unsigned>((end - first < kPiece ? end - first : kPiece) * 16);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&full[s])), "r"(bytes)
+                 : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            smem_address(stages + s * kStageBytes)),
+        "l"(body + first), "r"(bytes), "r"(smem_address(&full[s]))
+        : "memory");
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(&full[s])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+    for (std::size_t p = 0; p < pieces && p < kStages; ++p) issue(p);
+  }
+  __syncthreads();  // the barriers are initialised before anyone waits on them
+
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const int s = static_cast<int>(p % kStages);
+    const unsigned parity = static_cast<unsigned>((p / kStages) & 1);
+    unsigned done = 0;
+    do {
+      asm volatile(
+          "{\n .reg .pred ready;\n mbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\n"
+          " selp.u32 %0, 1, 0, ready;\n}"
+          : "=r"(done)
+          : "r"(smem_address(&full[s])), "r"(parity)
+          : "memory");
+    } while (!done);
+    const std::size_t first = begin + p * kPiece;
+    const int count = static_cast<int>(end - first < kPiece ? end - first : kPiece);
+    const float4* piece = reinterpret_cast<const float4*>(stages + s * kStageBytes);
+    for (int i = threadIdx.x; i < count; i += kBlock) {
+      const float4 v = piece[i];
+      a0 += v.x;
+      a1 += v.y;
+      a2 += v.z;
+      a3 += v.w;
+    }
+    __syncthreads();  // every thread is done with stage s
+    if (threadIdx.x == 0 && p + kStages < pieces) issue(p + kStages);
+  }
+  const std::size_t thread = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+  const std::size_t tail_begin = split.head + split.packs * 4;
+  if (thread < split.head) a0 += in[thread];
+  if (thread < n - tail_begin) a0 += in[tail_begin + thread];
+  const float v = block_sum<kBlock>((a0 + a1) + (a2 + a3));
+
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;
+    __threadfence();
+    is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w += __ldcg(partials + b);
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;
+  }
+#else
+  __trap();  // launched only on compute capability 9.0 and later
+#endif
 }
 
 // ---- stage 14's tile designs ----------------------------------------------------------------
@@ -241,10 +372,12 @@ class Experiment {
         input_(max_n),
         out_(1),
         scratch_(1 << 20),
+        stage_scratch_(1 << 20),
         words_(1 << 14),
         tile_sums_(1 << 20) {
     common::copy_to_device(input_.get(), host_.data(), input_.bytes());
     CUDA_CHECK(cudaMemset(scratch_.get(), 0, scratch_.bytes()));
+    CUDA_CHECK(cudaMemset(stage_scratch_.get(), 0, stage_scratch_.bytes()));
     CUDA_CHECK(cudaMemset(words_.get(), 0, words_.bytes()));
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes_, input_.get(), out_.get(), static_cast<std::int64_t>(max_n)));
     cub_temp_ = common::DeviceBuffer<unsigned char>(cub_bytes_);
@@ -299,6 +432,8 @@ class Experiment {
   float* out() const { return out_.get(); }
   unsigned* ticket() const { return reinterpret_cast<unsigned*>(scratch_.get()); }
   float* partials() const { return reinterpret_cast<float*>(scratch_.get() + 4096); }
+  // Stage 13's ticket kernel keeps its ticket, tag and slots here (single_pass.cuh).
+  unsigned char* stage_scratch() const { return stage_scratch_.get(); }
   unsigned long long* words() const { return words_.get(); }
   float* tile_sums() const { return tile_sums_.get(); }
   cudaStream_t stream() const { return stream_.get(); }
@@ -314,6 +449,7 @@ class Experiment {
   common::DeviceBuffer<float> input_;
   common::DeviceBuffer<float> out_;
   common::DeviceBuffer<unsigned char> scratch_;
+  common::DeviceBuffer<unsigned char> stage_scratch_;
   common::DeviceBuffer<unsigned long long> words_;
   common::DeviceBuffer<float> tile_sums_;
   common::DeviceBuffer<unsigned char> cub_temp_;
@@ -347,10 +483,21 @@ void finish_experiment(Experiment& e) {
     // replace its finish.
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    // The ticket kernel itself, whatever path stage 13 would take at this n.
+    // Stage 13's ticket kernel itself (tagged slots), whatever path stage 13 would take
+    // at this n, then the two designs that publish the partial the plain way.
     e.measure("finish", "ticket", 512, grid, [&] {
       g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
-          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket(), g::Sum{});
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
+      CUDA_CHECK_LAUNCH();
+    });
+    e.measure("finish", "fence", 512, grid, [&] {
+      published_ticket<512, g::kDefaultUnroll, false>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket());
+      CUDA_CHECK_LAUNCH();
+    });
+    e.measure("finish", "acqrel", 512, grid, [&] {
+      published_ticket<512, g::kDefaultUnroll, true>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket());
       CUDA_CHECK_LAUNCH();
     });
     e.measure("finish", "flag", 512, grid, [&] {
@@ -358,6 +505,13 @@ void finish_experiment(Experiment& e) {
           <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.words(), e.next_launch());
       CUDA_CHECK_LAUNCH();
     });
+    if (k == 15) {
+      e.measure("finish", "one-block-1024", 1024, 1, [&] {
+        g::single_block_kernel<float, g::Sum, 1024, 8><<<1, 1024, 0, e.stream()>>>(e.in(), static_cast<unsigned>(n),
+                                                                                    e.out(), g::Sum{});
+        CUDA_CHECK_LAUNCH();
+      });
+    }
     if (k <= 18) {
       if (most >= 8) run_cluster(e, 8);
       if (most >= 16) run_cluster(e, 16);
@@ -369,6 +523,102 @@ void finish_experiment(Experiment& e) {
           CUDA_CHECK_LAUNCH();
         },
         true);
+  }
+}
+
+// A bulk-copy design: kBlock threads, kStages pieces of kStageBytes in flight per block,
+// at most `per_sm` blocks per SM (fewer if shared memory allows fewer), and at least
+// 8 KiB per block so that a small n is not spread thinner than one piece a block.
+template <int kBlock, int kStages, int kStageBytes>
+void run_bulk(Experiment& e, int per_sm) {
+  const auto kernel = bulk_sum<kBlock, kStages, kStageBytes>;
+  constexpr int kSmem = kStages * kStageBytes;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kBlock, kSmem));
+  if (resident < 1) throw std::runtime_error("bulk design does not fit on an SM");
+  per_sm = std::min(per_sm, resident);
+  const std::size_t n = e.n();
+  const std::size_t packs = g::Split<float>(e.in(), n).packs;
+  constexpr std::size_t kMinPacks = 8192 / 16;
+  const std::size_t useful = std::max<std::size_t>(1, (packs + kMinPacks - 1) / kMinPacks);
+  const auto grid = static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
+  std::size_t chunk = (packs + grid - 1) / grid;
+  chunk = (chunk + 7) / 8 * 8;  // whole 128-byte lines per block
+  const std::string design = "bulk" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-" +
+                             std::to_string(kStages) + "x" + std::to_string(kStageBytes / 1024) + "K";
+  e.measure("bulk", design, kBlock, grid, [&e, kernel, grid, n, chunk] {
+    kernel<<<grid, kBlock, kSmem, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket());
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+void bulk_experiment(Experiment& e) {
+  const int sms = e.device().sm_count;
+  if (e.device().cc_major < 9) throw std::runtime_error("the bulk experiment needs compute capability 9.0 or later");
+  g::Workspace ws;
+  for (int k = 14; k <= 24; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    e.measure("bulk", "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
+              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+    e.measure("bulk", "ticket", 512, grid, [&] {
+      g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
+      CUDA_CHECK_LAUNCH();
+    });
+    run_bulk<512, 4, 32768>(e, 1);
+    run_bulk<512, 8, 16384>(e, 1);
+    run_bulk<1024, 6, 32768>(e, 1);
+    run_bulk<256, 4, 16384>(e, 2);
+    run_bulk<512, 3, 32768>(e, 2);
+    run_bulk<256, 4, 8192>(e, 4);
+    run_bulk<128, 4, 8192>(e, 8);
+  }
+}
+
+// Stage 13's ticket kernel with other shapes: kBlock threads, kUnroll loads in flight per
+// thread, up to `per_sm` blocks per SM, at least `min_packs` vectors per thread.
+template <int kBlock, int kUnroll>
+void run_shape(Experiment& e, int per_sm, int min_packs) {
+  const auto kernel = g::single_pass_kernel<float, g::Sum, kBlock, kUnroll>;
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kBlock, 0));
+  per_sm = std::min(per_sm, resident);
+  const std::size_t n = e.n();
+  const std::size_t packs = g::Split<float>(e.in(), n).packs;
+  const std::size_t per_block = static_cast<std::size_t>(kBlock) * min_packs;
+  const std::size_t useful = std::max<std::size_t>(1, (packs + per_block - 1) / per_block);
+  const auto grid =
+      static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
+  const std::size_t chunk = g::chunk_for<float, kBlock>(e.in(), n, grid);
+  const std::string design = "t" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-u" +
+                             std::to_string(kUnroll) + "-m" + std::to_string(min_packs);
+  e.measure("shapes", design, kBlock, grid, [&e, kernel, grid, n, chunk] {
+    kernel<<<grid, kBlock, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+void shapes_experiment(Experiment& e) {
+  const int sms = e.device().sm_count;
+  g::Workspace ws;
+  for (int k = 16; k <= 24; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    e.measure("shapes", "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
+              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    run_shape<512, 4>(e, 3, 2);  // the ticket path as it is
+    run_shape<512, 4>(e, 3, 1);
+    run_shape<512, 8>(e, 2, 2);
+    run_shape<512, 8>(e, 2, 4);
+    run_shape<256, 4>(e, 8, 1);
+    run_shape<256, 4>(e, 8, 2);
+    run_shape<256, 4>(e, 8, 4);
+    run_shape<256, 8>(e, 8, 2);
+    run_shape<1024, 4>(e, 2, 1);
   }
 }
 
@@ -415,7 +665,7 @@ int main(int argc, char** argv) {
       }
       if (a == "--csv" && i + 1 < argc) {
         csv = argv[++i];
-      } else if (mode.empty() && (a == "finish" || a == "tiles")) {
+      } else if (mode.empty() && (a == "finish" || a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
         throw common::UsageError("unexpected argument '" + a + "': name one experiment, finish or tiles (--help).");
@@ -424,13 +674,19 @@ int main(int argc, char** argv) {
     if (mode.empty()) throw common::UsageError("name an experiment: finish or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish" ? std::size_t{1} << 22 : std::size_t{1} << 30;
+    const std::size_t max_n = mode == "finish" ? std::size_t{1} << 22
+                              : mode == "bulk" || mode == "shapes" ? std::size_t{1} << 24
+                                               : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
     std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
                 "vs-CUB", "check");
     if (mode == "finish")
       finish_experiment(e);
+    else if (mode == "bulk")
+      bulk_experiment(e);
+    else if (mode == "shapes")
+      shapes_experiment(e);
     else
       tiles_experiment(e);
     if (!csv.empty()) {

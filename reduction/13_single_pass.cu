@@ -2,14 +2,16 @@
 //
 // Idea: stage 12's second launch costs a launch latency (a few microseconds), which
 // is most of the time below about 2^22 elements. Here every block writes its
-// partial, makes it visible with __threadfence(), and takes a ticket from an atomic
-// counter; the block that draws the last ticket knows all partials are written,
-// adds them in index order, writes the sum and resets the counter. One launch and
-// nothing else enqueued (no memset: the counter is zeroed once and always left at
-// zero). The kernel is reduction/single_pass.cuh, generic over the value type and
-// the operator; this stage is its float sum, with the block size chosen at run
-// time among compiled sizes. Below block x 32 elements (2^14 for 512 threads) a
-// second, simpler kernel takes over: one block, all loads issued at once, no ticket.
+// partial and takes a ticket from an atomic counter; the block that draws the last
+// ticket adds the partials in index order, writes the sum and resets the counter.
+// Each partial travels with the launch's tag in one 64-bit word, so no block waits
+// on a __threadfence(): the last block reads each word until it carries the tag.
+// One launch and nothing else enqueued (no memset: the scratch is zeroed once and
+// every launch leaves it ready for the next). The kernel is reduction/single_pass.cuh,
+// generic over the value type and the operator; this stage is its float sum, with
+// the block size chosen at run time among compiled sizes. Below block x 32 elements
+// (2^14 for 512 threads) a second, simpler kernel takes over: one block, all loads
+// issued at once, no ticket; on Hopper, up to 2^17, one thread-block cluster.
 // Fixes: stage 12's second launch; stage 11's memset and its order-dependent
 // atomics (this result is bitwise identical run to run for a given grid).
 // Expect: faster than CUB at every n, most at 2^14-2^22 where CUB's two launches

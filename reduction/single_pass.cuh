@@ -7,9 +7,10 @@
 //      each thread kUnroll vectors in flight at a time (plus a scalar head up to
 //      the first 16-byte boundary and a scalar tail);
 //   2. each block combines its threads (warp shuffles, then one value per warp);
-//   3. each block writes its partial, makes it visible (__threadfence) and takes a
-//      ticket; the block that takes the last ticket combines the partials in index
-//      order, writes the result and resets the ticket to zero for the next call.
+//   3. each block writes its partial and takes a ticket from an atomic counter; the
+//      block that takes the last ticket combines the partials in index order, writes
+//      the result and resets the ticket to zero for the next call. (How the last block
+//      knows every partial has landed: tagged slots, at single_pass_kernel.)
 // When one block can take n in a single round of loads (n up to 32 x the block
 // size for floats), a leaner one-block kernel does steps 1-2 and writes the result.
 // On Hopper, for n up to 16 x the block size x 16 floats (2^17 for 512 threads), the
@@ -272,33 +273,102 @@ __device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::s
   return block_reduce<kBlock>(v, op);
 }
 
+// Where the ticket path keeps its state, inside the caller's scratch (scratch_bytes):
+// the ticket (a counter of finished blocks) at byte 0, the launch tag at byte 64 (its
+// own 32-byte sector, so that reading it does not queue behind the ticket's atomics),
+// and from byte 128 (its own cache lines) one slot per block.
+constexpr std::size_t kTagOffset = 64;
+constexpr std::size_t kSlotsOffset = 128;
+
+// Values of 4 bytes or fewer travel in a tagged slot: one 64-bit word holding the
+// launch's tag (high half) and the value's bits (low half). Wider values are stored
+// plainly and published with a __threadfence before the ticket.
+template <typename T>
+constexpr bool kTaggedSlots = sizeof(T) <= 4;
+
+template <typename T>
+__device__ __forceinline__ unsigned long long tag_value(unsigned tag, T v) {
+  unsigned bits = 0;
+  memcpy(&bits, &v, sizeof v);
+  return (static_cast<unsigned long long>(tag) << 32) | bits;
+}
+
+template <typename T>
+__device__ __forceinline__ T untag_value(unsigned long long word) {
+  const auto bits = static_cast<unsigned>(word);
+  T v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 // Any n: every block does steps 1-2, then the last block to finish adds the partials.
+//
+// The last block must see every other block's value. The plain way is: store it,
+// __threadfence() (wait until the store is visible device-wide), then take the ticket,
+// three trips to L2 in a row before the last block can start adding. For values of 4
+// bytes or fewer the kernel skips the fence: each block stores {tag, value} as one
+// 64-bit word and takes its ticket at once. The last block may then read a word before
+// its store has landed, so it reads each word until the word carries this launch's tag.
+// The tag comes from the scratch (one more than the last launch's), read at the start
+// while the data loads are in flight; the last block writes it back for the next launch.
+// Tags repeat only after 2^32 launches on one scratch area.
 template <typename T, typename Op, int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
-                       T* __restrict__ partials, unsigned int* __restrict__ ticket, Op op) {
+                       unsigned char* __restrict__ scratch, Op op) {
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* last_tag = reinterpret_cast<unsigned*>(scratch + kTagOffset);
+  unsigned tag = 0;
+  if (kTaggedSlots<T> && gridDim.x > 1 && threadIdx.x == 0) {
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(last_tag) : "memory");
+    tag = tag + 1 == 0 ? 1 : tag + 1;  // 0 is the zeroed scratch's tag: never used
+  }
   const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = v;
     return;
   }
   __shared__ bool is_last;
+  __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = v;
-    __threadfence();  // the partial is visible device-wide before the ticket is taken
-    is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    unsigned taken = 0;
+    if constexpr (kTaggedSlots<T>) {
+      auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(tag_value(tag, v)) : "memory");
+      asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+      launch_tag = tag;
+    } else {
+      reinterpret_cast<T*>(scratch + kSlotsOffset)[blockIdx.x] = v;
+      __threadfence();  // the value is visible device-wide before the ticket is taken
+      taken = atomicAdd(ticket, 1u);
+    }
+    is_last = taken == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
 
-  // The last block: every other block's partial is visible. __ldcg reads through
-  // L2, never a stale L1 line.
+  // The last block adds the values in index order. Its reads go to L2 (relaxed.gpu
+  // or __ldcg), never to a stale L1 line.
   T w = Op::template identity<T>();
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w = op(w, __ldcg(partials + b));
+  if constexpr (kTaggedSlots<T>) {
+    const auto* slots = reinterpret_cast<const unsigned long long*>(scratch + kSlotsOffset);
+    const unsigned expected = launch_tag;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+      unsigned long long word = 0;
+      do {
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+      } while (static_cast<unsigned>(word >> 32) != expected);
+      w = op(w, untag_value<T>(word));
+    }
+  } else {
+    const T* values = reinterpret_cast<const T*>(scratch + kSlotsOffset);
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w = op(w, __ldcg(values + b));
+  }
   w = block_reduce<kBlock>(w, op);
   if (threadIdx.x == 0) {
     *out = w;
     *ticket = 0;  // ready for the next launch
+    if constexpr (kTaggedSlots<T>) *last_tag = launch_tag;
   }
 }
 
@@ -472,15 +542,16 @@ void launch_cluster(const T* in, std::size_t n, T* out, unsigned blocks, cudaStr
         "cluster_kernel launch");
 }
 
-// Scratch: the ticket, then one partial per block (aligned for T).
+// Scratch of the ticket path: the ticket, the tag, then one slot per block.
 template <typename T>
 std::size_t scratch_bytes(unsigned grid) {
-  return 16 + static_cast<std::size_t>(grid) * sizeof(T);
+  return kSlotsOffset + static_cast<std::size_t>(grid) * (kTaggedSlots<T> ? 8 : sizeof(T));
 }
 
 // Enqueues the reduction with the grid from grid_for (which also picks the path: one
-// block, one cluster, or the ticket). `scratch` holds scratch_bytes<T>(grid) bytes
-// whose ticket (first 4 bytes) is zero; every launch leaves it zero again.
+// block, one cluster, or the ticket). `scratch` holds scratch_bytes<T>(grid) bytes,
+// zeroed once before the first launch; every launch leaves the ticket at zero and the
+// tag ready for the next launch.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
   static_assert(16 % sizeof(T) == 0, "the value type's size must divide 16 bytes");
@@ -494,10 +565,8 @@ void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cu
     launch_cluster<T, Op, kBlock, kUnroll>(in, n, out, grid, stream, op);
     return;
   }
-  auto* ticket = static_cast<unsigned int*>(scratch);
-  auto* partials = reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + 16);
-  single_pass_kernel<T, Op, kBlock, kUnroll>
-      <<<grid, kBlock, 0, stream>>>(in, n, chunk_for<T, kBlock>(in, n, grid), out, partials, ticket, op);
+  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(
+      in, n, chunk_for<T, kBlock>(in, n, grid), out, static_cast<unsigned char*>(scratch), op);
   check(cudaGetLastError(), "single_pass_kernel launch");
 }
 
@@ -509,8 +578,9 @@ class Workspace {
     int max_threads = 0;
     check(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
           "cudaDeviceGetAttribute");
-    // Never more resident blocks than threads per SM / 32 (the smallest block), times SMs; 8 bytes per partial.
-    bytes_ = 16 + static_cast<std::size_t>(sm_count_) * static_cast<std::size_t>(max_threads / 32) * 8;
+    // Never more resident blocks than threads per SM / 32 (the smallest block), times SMs;
+    // 16 bytes per slot (the widest value type).
+    bytes_ = kSlotsOffset + static_cast<std::size_t>(sm_count_) * static_cast<std::size_t>(max_threads / 32) * 16;
     check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
     check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
   }
