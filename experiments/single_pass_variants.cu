@@ -7,14 +7,27 @@
 //       n = 2^14 .. 2^22: how the blocks of one launch combine their partial sums.
 //         stage13       stage 13 as it is: one block up to 2^14, one cluster on Hopper
 //                       up to 2^17, else the ticket
-//         ticket        stage 13's ticket kernel at every n: __threadfence, an atomic
+//         ticket        stage 13's ticket kernel at every n: tagged partials, an atomic
 //                       ticket, and the last block adds the partials
+//         fence         the same with the partial published by __threadfence() before
+//                       the ticket (stage 13's finish before the tags)
+//         acqrel        the fence folded into the atomic: atom.add.acq_rel.gpu
 //         flag          each block stores {launch number, partial} as one 64-bit word;
 //                       block 0 polls the words (only block 0 waits)
 //         cluster8/16   one thread-block cluster of 8 or 16 blocks of 1024 threads adds
 //                       the partials through distributed shared memory (n <= 2^18)
+//         one-block-1024  (2^15 only) one block of 1024 threads, eight loads each
 //         no-finish     DIAGNOSTIC, wrong sum: block 0 writes its own partial and
 //                       nobody adds the rest. The time a perfect combine would take.
+//   build/experiments/single_pass_variants bulk [--csv FILE]
+//       n = 2^14 .. 2^24, Hopper only: the input reaches shared memory through the
+//       bulk-copy engine (cp.async.bulk, TMA) instead of through registers.
+//         bulkBxT-SxK   B blocks of T threads per SM, S buffers of K KiB in flight per
+//                       block, stage 13's ticket to finish; beside stage13 and ticket
+//   build/experiments/single_pass_variants shapes [--csv FILE]
+//       n = 2^16 .. 2^24: the ticket kernel with other grid shapes.
+//         tBxT-uU-mM    B blocks of T threads per SM (the most that fit), U loads in
+//                       flight per thread, at least M vectors per thread
 //   build/experiments/single_pass_variants tiles [--csv FILE]
 //       n = 2^26, 2^28, 2^30: how stage 14 hands tiles to threads.
 //         warp-8192-fixed    one warp per 8192-float tile, each block a fixed run of
@@ -158,7 +171,7 @@ __global__ void __launch_bounds__(kBlock)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(kStageBytes % 16 == 0, "bulk copies move whole 16-byte units");
   auto smem_address = [](const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); };
-  extern __shared__ __align__(128) unsigned char stages[];  // kStages x kStageBytes
+  extern __shared__ __align__(128) unsigned char stages[];   // kStages x kStageBytes
   __shared__ __align__(8) unsigned long long full[kStages];  // one mbarrier per stage
   const g::Split<float> split(in, n);
   const float4* body = reinterpret_cast<const float4*>(in + split.head);
@@ -173,11 +186,10 @@ __global__ void __launch_bounds__(kBlock)
     const unsigned bytes = static_cast<unsigned>((end - first < kPiece ? end - first : kPiece) * 16);
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(&full[s])), "r"(bytes)
                  : "memory");
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            smem_address(stages + s * kStageBytes)),
-        "l"(body + first), "r"(bytes), "r"(smem_address(&full[s]))
-        : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_address(stages + s * kStageBytes)),
+                 "l"(body + first), "r"(bytes), "r"(smem_address(&full[s]))
+                 : "memory");
   };
 
   if (threadIdx.x == 0) {
@@ -507,8 +519,8 @@ void finish_experiment(Experiment& e) {
     });
     if (k == 15) {
       e.measure("finish", "one-block-1024", 1024, 1, [&] {
-        g::single_block_kernel<float, g::Sum, 1024, 8><<<1, 1024, 0, e.stream()>>>(e.in(), static_cast<unsigned>(n),
-                                                                                    e.out(), g::Sum{});
+        g::single_block_kernel<float, g::Sum, 1024, 8>
+            <<<1, 1024, 0, e.stream()>>>(e.in(), static_cast<unsigned>(n), e.out(), g::Sum{});
         CUDA_CHECK_LAUNCH();
       });
     }
@@ -542,7 +554,8 @@ void run_bulk(Experiment& e, int per_sm) {
   const std::size_t packs = g::Split<float>(e.in(), n).packs;
   constexpr std::size_t kMinPacks = 8192 / 16;
   const std::size_t useful = std::max<std::size_t>(1, (packs + kMinPacks - 1) / kMinPacks);
-  const auto grid = static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
+  const auto grid =
+      static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
   std::size_t chunk = (packs + grid - 1) / grid;
   chunk = (chunk + 7) / 8 * 8;  // whole 128-byte lines per block
   const std::string design = "bulk" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-" +
@@ -651,8 +664,10 @@ void tiles_experiment(Experiment& e) {
 
 int main(int argc, char** argv) {
   const std::string usage =
-      "usage: single_pass_variants finish|tiles [--csv FILE]\n"
-      "  finish  n = 2^14..2^22: stage13, ticket, flag, cluster8/16, no-finish (diagnostic)\n"
+      "usage: single_pass_variants finish|bulk|shapes|tiles [--csv FILE]\n"
+      "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
+      "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
+      "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
       "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.\n";
   return common::run_program("single_pass_variants", [&] {
@@ -668,15 +683,16 @@ int main(int argc, char** argv) {
       } else if (mode.empty() && (a == "finish" || a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
-        throw common::UsageError("unexpected argument '" + a + "': name one experiment, finish or tiles (--help).");
+        throw common::UsageError("unexpected argument '" + a +
+                                 "': name one experiment, finish, bulk, shapes or tiles (--help).");
       }
     }
-    if (mode.empty()) throw common::UsageError("name an experiment: finish or tiles (--help).");
+    if (mode.empty()) throw common::UsageError("name an experiment: finish, bulk, shapes or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish" ? std::size_t{1} << 22
+    const std::size_t max_n = mode == "finish"                     ? std::size_t{1} << 22
                               : mode == "bulk" || mode == "shapes" ? std::size_t{1} << 24
-                                               : std::size_t{1} << 30;
+                                                                   : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
     std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",

@@ -565,8 +565,8 @@ void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cu
     launch_cluster<T, Op, kBlock, kUnroll>(in, n, out, grid, stream, op);
     return;
   }
-  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(
-      in, n, chunk_for<T, kBlock>(in, n, grid), out, static_cast<unsigned char*>(scratch), op);
+  single_pass_kernel<T, Op, kBlock, kUnroll><<<grid, kBlock, 0, stream>>>(in, n, chunk_for<T, kBlock>(in, n, grid), out,
+                                                                          static_cast<unsigned char*>(scratch), op);
   check(cudaGetLastError(), "single_pass_kernel launch");
 }
 

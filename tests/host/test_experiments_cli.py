@@ -18,12 +18,13 @@ def run(args):
 
 
 rc, out, err = run(["--help"])
-if rc != 0 or "finish" not in out or "tiles" not in out:
+if rc != 0 or any(mode not in out for mode in ("finish", "bulk", "shapes", "tiles")):
     failures.append(f"--help: exit {rc}, output {out!r}")
 for args, needle in [
     ([], "name an experiment"),
     (["bogus"], "unexpected argument 'bogus'"),
     (["finish", "tiles"], "unexpected argument 'tiles'"),
+    (["bulk", "shapes"], "unexpected argument 'shapes'"),
     (["finish", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir/x.csv"),
 ]:
     rc, out, err = run(args)
@@ -32,5 +33,5 @@ for args, needle in [
 
 for f in failures:
     print("FAIL:", f)
-print(f"{5 - len(failures)} passed, {len(failures)} failed")
+print(f"{6 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
