@@ -116,11 +116,10 @@ __global__ void __launch_bounds__(kBlock)
 // acqrel: the partial is stored, then one atom.add.acq_rel.gpu both publishes it and
 //         takes the ticket.
 
-template <int kBlock, int kUnroll, bool kAcqRel>
-__global__ void __launch_bounds__(kBlock)
-    published_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-                     float* __restrict__ partials, unsigned* __restrict__ ticket) {
-  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+// The finish of both: thread 0 holds the block's value.
+template <int kBlock, bool kAcqRel>
+__device__ __forceinline__ void published_finish(float v, float* __restrict__ out, float* __restrict__ partials,
+                                                 unsigned* __restrict__ ticket) {
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = v;
@@ -144,6 +143,13 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+template <int kBlock, int kUnroll, bool kAcqRel>
+__global__ void __launch_bounds__(kBlock)
+    published_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     float* __restrict__ partials, unsigned* __restrict__ ticket) {
+  published_finish<kBlock, kAcqRel>(chunk_sum<kBlock, kUnroll>(in, n, chunk), out, partials, ticket);
+}
+
 // ---- "no-finish": DIAGNOSTIC, block 0's partial only ---------------------------------------
 
 template <int kBlock, int kUnroll>
@@ -160,15 +166,15 @@ __global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict_
 // One thread per block asks the copy engine for whole pieces of the block's chunk
 // (cp.async.bulk, kStageBytes each, kStages in flight); an mbarrier per stage counts the
 // bytes in; the block's threads add each piece from shared memory once it has landed,
-// then a __syncthreads frees the stage for the next piece. The finish is stage 13's
-// ticket. The head (up to the first 16-byte boundary) and tail are scalar loads, as in
-// stage 13.
+// then a __syncthreads frees the stage for the next piece. The finish is stage 13's own
+// (finish_with_ticket, tagged partials). The head (up to the first 16-byte boundary)
+// and tail are scalar loads, as in stage 13.
 
 template <int kBlock, int kStages, int kStageBytes>
-__global__ void __launch_bounds__(kBlock)
-    bulk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-             float* __restrict__ partials, unsigned* __restrict__ ticket) {
+__global__ void __launch_bounds__(kBlock) bulk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
+                                                   float* __restrict__ out, unsigned char* __restrict__ scratch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned tag = g::read_launch_tag<float>(scratch);
   static_assert(kStageBytes % 16 == 0, "bulk copies move whole 16-byte units");
   auto smem_address = [](const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); };
   extern __shared__ __align__(128) unsigned char stages[];   // kStages x kStageBytes
@@ -231,22 +237,7 @@ __global__ void __launch_bounds__(kBlock)
   if (thread < split.head) a0 += in[thread];
   if (thread < n - tail_begin) a0 += in[tail_begin + thread];
   const float v = block_sum<kBlock>((a0 + a1) + (a2 + a3));
-
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = v;
-    __threadfence();
-    is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  float w = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w += __ldcg(partials + b);
-  w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) {
-    *out = w;
-    *ticket = 0;
-  }
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
 #else
   __trap();  // launched only on compute capability 9.0 and later
 #endif
@@ -481,6 +472,23 @@ void run_cluster(Experiment& e, unsigned blocks) {
             [&e, blocks, n] { g::launch_cluster<float, g::Sum, 1024, 4>(e.in(), n, e.out(), blocks, e.stream()); });
 }
 
+// The two reference rows of the finish and bulk experiments: stage 13 as it is, and its
+// ticket kernel (tagged slots) with the ticket path's grid, whatever path stage 13 would
+// take at this n.
+void stage13_and_ticket(Experiment& e, const std::string& mode, const g::Workspace& ws) {
+  const std::size_t n = e.n();
+  const int sms = e.device().sm_count;
+  e.measure(mode, "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
+            [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+  const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+  const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+  e.measure(mode, "ticket", 512, grid, [&] {
+    g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
+        <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
 void finish_experiment(Experiment& e) {
   const int sms = e.device().sm_count;
   g::Workspace ws;
@@ -489,19 +497,11 @@ void finish_experiment(Experiment& e) {
   for (int k = 14; k <= 22; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    e.measure("finish", "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
-              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
-    // The ticket path's grid and chunks, for the ticket kernel and the designs that
-    // replace its finish.
+    stage13_and_ticket(e, "finish", ws);
+    // The ticket path's grid and chunks, for the designs that replace its finish: first
+    // the two that publish the partial the plain way.
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    // Stage 13's ticket kernel itself (tagged slots), whatever path stage 13 would take
-    // at this n, then the two designs that publish the partial the plain way.
-    e.measure("finish", "ticket", 512, grid, [&] {
-      g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
-          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
-      CUDA_CHECK_LAUNCH();
-    });
     e.measure("finish", "fence", 512, grid, [&] {
       published_ticket<512, g::kDefaultUnroll, false>
           <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket());
@@ -561,27 +561,18 @@ void run_bulk(Experiment& e, int per_sm) {
   const std::string design = "bulk" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-" +
                              std::to_string(kStages) + "x" + std::to_string(kStageBytes / 1024) + "K";
   e.measure("bulk", design, kBlock, grid, [&e, kernel, grid, n, chunk] {
-    kernel<<<grid, kBlock, kSmem, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials(), e.ticket());
+    kernel<<<grid, kBlock, kSmem, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch());
     CUDA_CHECK_LAUNCH();
   });
 }
 
 void bulk_experiment(Experiment& e) {
-  const int sms = e.device().sm_count;
   if (e.device().cc_major < 9) throw std::runtime_error("the bulk experiment needs compute capability 9.0 or later");
   g::Workspace ws;
   for (int k = 14; k <= 24; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    e.measure("bulk", "stage13", 512, g::grid_for<float, g::Sum>(n, sms),
-              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
-    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
-    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    e.measure("bulk", "ticket", 512, grid, [&] {
-      g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
-          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
-      CUDA_CHECK_LAUNCH();
-    });
+    stage13_and_ticket(e, "bulk", ws);
     run_bulk<512, 4, 32768>(e, 1);
     run_bulk<512, 8, 16384>(e, 1);
     run_bulk<1024, 6, 32768>(e, 1);

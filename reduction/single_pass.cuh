@@ -312,22 +312,24 @@ __device__ __forceinline__ T untag_value(unsigned long long word) {
 // The tag comes from the scratch (one more than the last launch's), read at the start
 // while the data loads are in flight; the last block writes it back for the next launch.
 // Tags repeat only after 2^32 launches on one scratch area.
-template <typename T, typename Op, int kBlock, int kUnroll>
-__global__ void __launch_bounds__(kBlock)
-    single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
-                       unsigned char* __restrict__ scratch, Op op) {
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* last_tag = reinterpret_cast<unsigned*>(scratch + kTagOffset);
+// The launch's tag, read by thread 0 at the start of a ticket-path kernel (other
+// threads get 0, and so do values that keep the fence).
+template <typename T>
+__device__ __forceinline__ unsigned read_launch_tag(const unsigned char* scratch) {
   unsigned tag = 0;
-  if (kTaggedSlots<T> && gridDim.x > 1 && threadIdx.x == 0) {
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(last_tag) : "memory");
+  if (kTaggedSlots<T> && threadIdx.x == 0) {
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(scratch + kTagOffset) : "memory");
     tag = tag + 1 == 0 ? 1 : tag + 1;  // 0 is the zeroed scratch's tag: never used
   }
-  const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *out = v;
-    return;
-  }
+  return tag;
+}
+
+// Step 3 for a grid of more than one block: every thread of every block calls it, with
+// the block's value in thread 0's `v` and its tag from read_launch_tag.
+template <typename T, typename Op, int kBlock>
+__device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restrict__ out,
+                                                   unsigned char* __restrict__ scratch, Op op) {
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
@@ -368,8 +370,22 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) {
     *out = w;
     *ticket = 0;  // ready for the next launch
-    if constexpr (kTaggedSlots<T>) *last_tag = launch_tag;
+    if constexpr (kTaggedSlots<T>) *reinterpret_cast<unsigned*>(scratch + kTagOffset) = launch_tag;
   }
+}
+
+template <typename T, typename Op, int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
+                       unsigned char* __restrict__ scratch, Op op) {
+  // The tag is read first, so that its trip to L2 overlaps the data loads.
+  const unsigned tag = gridDim.x > 1 ? read_launch_tag<T>(scratch) : 0;
+  const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = v;
+    return;
+  }
+  finish_with_ticket<T, Op, kBlock>(v, tag, out, scratch, op);
 }
 
 // Mid-size n on Hopper (sm_90) and later: the grid is one thread-block cluster of
