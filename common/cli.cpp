@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "device_info.hpp"
+#include "timing.hpp"
 
 namespace common {
 
@@ -272,6 +273,45 @@ std::string ArgParser::help() const {
   out << "  --help, -h              print this help\n";
   if (!epilog_.empty()) out << "\n" << epilog_ << "\n";
   return out.str();
+}
+
+void add_output_options(ArgParser& args, std::string& csv, std::string& json, const std::string& what) {
+  args.option("--csv", "FILE", "also write " + what + " and the run's metadata as CSV", [&csv](const std::string& v) {
+    require_writable(v, "--csv");
+    csv = v;
+  });
+  args.option("--json", "FILE", "also write them as JSON", [&json](const std::string& v) {
+    require_writable(v, "--json");
+    json = v;
+  });
+}
+
+void add_device_option(ArgParser& args, int& device) {
+  args.option("--device", "D", "CUDA device ordinal (default 0)",
+              [&device](const std::string& v) { device = static_cast<int>(parse_int(v, "--device", 0, 1023)); });
+}
+
+void add_seed_option(ArgParser& args, std::uint64_t& seed, const std::string& inputs) {
+  args.option("--seed", "S", "seed of the " + inputs + " (default 1)", [&seed](const std::string& v) {
+    seed = static_cast<std::uint64_t>(parse_int(v, "--seed", 0, INT64_MAX));
+  });
+}
+
+void add_timing_options(ArgParser& args, TimingOptions& timing, bool& warm_l2, bool with_min_reps) {
+  args.option("--reps", "R", "timed repetitions per row, at most (default " + std::to_string(timing.reps) + ")",
+              [&timing](const std::string& v) { timing.reps = static_cast<int>(parse_int(v, "--reps", 1, 1000000)); });
+  if (with_min_reps)
+    args.option("--min-reps", "R",
+                "repetitions per row however slow it is (default " + std::to_string(timing.min_reps) + ")",
+                [&timing](const std::string& v) {
+                  timing.min_reps = static_cast<int>(parse_int(v, "--min-reps", 1, 1000000));
+                });
+  const std::string floor = with_min_reps ? "" : ", never fewer than " + std::to_string(timing.min_reps);
+  args.option("--budget-ms", "MS",
+              "time budget per row; fewer repetitions for slow rows" + floor + " (default " +
+                  std::to_string(static_cast<long long>(timing.budget_ms)) + ")",
+              [&timing](const std::string& v) { timing.budget_ms = parse_double(v, "--budget-ms", 1, 3.6e6); });
+  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &warm_l2);
 }
 
 }  // namespace common

@@ -13,6 +13,8 @@
 
 namespace common {
 
+struct TimingOptions;  // timing.hpp
+
 constexpr int kExitUsage = 2;
 
 class UsageError : public std::runtime_error {
@@ -81,5 +83,16 @@ class ArgParser {
   std::string epilog_;
   std::vector<Spec> specs_;
 };
+
+// The options the timing programs share, bound to the caller's fields.
+// --csv FILE and --json FILE ("also write <what> and the run's metadata as CSV").
+void add_output_options(ArgParser& args, std::string& csv, std::string& json, const std::string& what);
+// --device D.
+void add_device_option(ArgParser& args, int& device);
+// --seed S ("seed of the <inputs> (default 1)").
+void add_seed_option(ArgParser& args, std::uint64_t& seed, const std::string& inputs);
+// --reps R, --min-reps R (when with_min_reps) and --budget-ms MS, whose help shows the
+// defaults already in `timing`, and --warm-l2.
+void add_timing_options(ArgParser& args, TimingOptions& timing, bool& warm_l2, bool with_min_reps);
 
 }  // namespace common

@@ -116,10 +116,11 @@ __global__ void __launch_bounds__(kBlock)
 // acqrel: the partial is stored, then one atom.add.acq_rel.gpu both publishes it and
 //         takes the ticket.
 
-// The finish of both: thread 0 holds the block's value.
-template <int kBlock, bool kAcqRel>
-__device__ __forceinline__ void published_finish(float v, float* __restrict__ out, float* __restrict__ partials,
-                                                 unsigned* __restrict__ ticket) {
+template <int kBlock, int kUnroll, bool kAcqRel>
+__global__ void __launch_bounds__(kBlock)
+    published_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     float* __restrict__ partials, unsigned* __restrict__ ticket) {
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = v;
@@ -141,13 +142,6 @@ __device__ __forceinline__ void published_finish(float v, float* __restrict__ ou
     *out = w;
     *ticket = 0;
   }
-}
-
-template <int kBlock, int kUnroll, bool kAcqRel>
-__global__ void __launch_bounds__(kBlock)
-    published_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-                     float* __restrict__ partials, unsigned* __restrict__ ticket) {
-  published_finish<kBlock, kAcqRel>(chunk_sum<kBlock, kUnroll>(in, n, chunk), out, partials, ticket);
 }
 
 // ---- "no-finish": DIAGNOSTIC, block 0's partial only ---------------------------------------

@@ -324,28 +324,10 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
                 select_variants(v);  // validate now
                 opt.variants = v;
               });
-  args.option("--reps", "R", "timed repetitions per row, at most (default 100)", [&](const std::string& v) {
-    opt.timing.reps = static_cast<int>(common::parse_int(v, "--reps", 1, 1000000));
-  });
-  args.option("--min-reps", "R", "repetitions per row however slow it is (default 3)", [&](const std::string& v) {
-    opt.timing.min_reps = static_cast<int>(common::parse_int(v, "--min-reps", 1, 1000000));
-  });
-  args.option("--budget-ms", "MS", "time budget per row; fewer repetitions for slow rows (default 1000)",
-              [&](const std::string& v) { opt.timing.budget_ms = common::parse_double(v, "--budget-ms", 1, 3.6e6); });
-  args.option("--seed", "S", "seed of the inputs (default 1)", [&](const std::string& v) {
-    opt.seed = static_cast<std::uint64_t>(common::parse_int(v, "--seed", 0, INT64_MAX));
-  });
-  args.option("--device", "D", "CUDA device ordinal (default 0)",
-              [&](const std::string& v) { opt.device = static_cast<int>(common::parse_int(v, "--device", 0, 1023)); });
-  args.option("--csv", "FILE", "also write every column and the run's metadata as CSV", [&](const std::string& v) {
-    common::require_writable(v, "--csv");
-    opt.csv = v;
-  });
-  args.option("--json", "FILE", "also write them as JSON", [&](const std::string& v) {
-    common::require_writable(v, "--json");
-    opt.json = v;
-  });
-  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
+  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
+  common::add_seed_option(args, opt.seed, "inputs");
+  common::add_device_option(args, opt.device);
+  common::add_output_options(args, opt.csv, opt.json, "every column");
   args.flag("--run-once", "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)",
             &opt.run_once);
   args.flag(

@@ -11,40 +11,6 @@ namespace {
 using common::parse_int;
 using common::UsageError;
 
-void add_output_options(common::ArgParser& args, std::string& csv, std::string& json, const std::string& what) {
-  args.option("--csv", "FILE", "also write " + what + " and the run's metadata as CSV", [&](const std::string& v) {
-    common::require_writable(v, "--csv");
-    csv = v;
-  });
-  args.option("--json", "FILE", "also write them as JSON", [&](const std::string& v) {
-    common::require_writable(v, "--json");
-    json = v;
-  });
-}
-
-void add_device_option(common::ArgParser& args, int& device) {
-  args.option("--device", "D", "CUDA device ordinal (default 0)",
-              [&](const std::string& v) { device = static_cast<int>(parse_int(v, "--device", 0, 1023)); });
-}
-
-void add_timing_options(common::ArgParser& args, common::TimingOptions& timing, bool& warm_l2, int default_reps,
-                        double default_budget_ms) {
-  timing.reps = default_reps;
-  timing.budget_ms = default_budget_ms;
-  args.option("--reps", "R", "timed repetitions per row, at most (default " + std::to_string(default_reps) + ")",
-              [&](const std::string& v) { timing.reps = static_cast<int>(parse_int(v, "--reps", 1, 1000000)); });
-  args.option("--budget-ms", "MS",
-              "time budget per row; fewer repetitions for slow rows, never fewer than 3 (default " +
-                  std::to_string(static_cast<int>(default_budget_ms)) + ")",
-              [&](const std::string& v) { timing.budget_ms = common::parse_double(v, "--budget-ms", 1, 3.6e6); });
-  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &warm_l2);
-}
-
-void add_seed_option(common::ArgParser& args, std::uint64_t& seed) {
-  args.option("--seed", "S", "seed of the random inputs (default 1)",
-              [&](const std::string& v) { seed = static_cast<std::uint64_t>(parse_int(v, "--seed", 0, LLONG_MAX)); });
-}
-
 const char* kExitCodes =
     "Exit codes: 0 success, 1 a result failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA device.";
 
@@ -87,8 +53,8 @@ std::optional<HierarchyOptions> parse_hierarchy_options(int argc, const char* co
   args.option("--first", "K", "blocks of the start order to list (default 10)",
               [&](const std::string& v) { opt.first = static_cast<std::size_t>(parse_int(v, "--first", 0, INT_MAX)); });
   args.flag("--raw", "also print every record, one line per thread", &opt.raw);
-  add_output_options(args, opt.csv, opt.json, "every record");
-  add_device_option(args, opt.device);
+  common::add_output_options(args, opt.csv, opt.json, "every record");
+  common::add_device_option(args, opt.device);
   args.epilog(std::string("At most ") + std::to_string(kMaxRecordedThreads) +
               " threads (grid x block) are recorded.\n" + kExitCodes);
   if (!args.parse(argc, argv)) return std::nullopt;
@@ -127,10 +93,11 @@ std::optional<SgemmOptions> parse_sgemm_options(int argc, const char* const* arg
   args.option(
       "--samples", "S", "elements of the timed product also checked on the host (default 4096)",
       [&](const std::string& v) { opt.samples = static_cast<std::size_t>(parse_int(v, "--samples", 1, 1 << 20)); });
-  add_timing_options(args, opt.timing, opt.warm_l2, 50, 1000);
-  add_seed_option(args, opt.seed);
-  add_output_options(args, opt.csv, opt.json, "every column");
-  add_device_option(args, opt.device);
+  opt.timing.reps = 50;
+  common::add_timing_options(args, opt.timing, opt.warm_l2, false);
+  common::add_seed_option(args, opt.seed, "random inputs");
+  common::add_output_options(args, opt.csv, opt.json, "every column");
+  common::add_device_option(args, opt.device);
   args.epilog(
       "The compiler's own report of the three builds: scripts/resource_usage.sh (no GPU needed), or configure with "
       "-DREDUCTION_RESOURCE_USAGE=ON.\n" +
@@ -163,10 +130,12 @@ std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* arg
                                "--per-sm item 0 would launch a grid of zero blocks: give 1 or more blocks per SM.");
                 opt.per_sm = parse_int_list(v, "--per-sm", 1, 1 << 16);
               });
-  add_timing_options(args, opt.timing, opt.warm_l2, 50, 500);
-  add_seed_option(args, opt.seed);
-  add_output_options(args, opt.csv, opt.json, "every column");
-  add_device_option(args, opt.device);
+  opt.timing.reps = 50;
+  opt.timing.budget_ms = 500;
+  common::add_timing_options(args, opt.timing, opt.warm_l2, false);
+  common::add_seed_option(args, opt.seed, "random inputs");
+  common::add_output_options(args, opt.csv, opt.json, "every column");
+  common::add_device_option(args, opt.device);
   args.epilog("Configurations with more blocks per SM than the occupancy API says fit are skipped (and listed).\n" +
               std::string(kExitCodes));
   if (!args.parse(argc, argv)) return std::nullopt;

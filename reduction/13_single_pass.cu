@@ -31,9 +31,8 @@ using generic::Sum;
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   LaunchPlan p;
-  p.grid = with_block_size("13", block, [&](auto b) {
-    return generic::grid_for<float, Sum, decltype(b)::value>(n, device.sm_count);
-  });
+  p.grid = with_block_size(
+      "13", block, [&](auto b) { return generic::grid_for<float, Sum, decltype(b)::value>(n, device.sm_count); });
   p.scratch_bytes = generic::scratch_bytes<float>(p.grid);
   p.zero_scratch_once = true;
   const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);

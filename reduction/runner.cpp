@@ -372,14 +372,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
               });
   args.option("--block", "B", "threads per block for stages that take one (default: each stage's own)",
               [&](const std::string& v) { opt.block = static_cast<int>(common::parse_int(v, "--block", 1, 1 << 20)); });
-  args.option("--reps", "R", "timed repetitions per row, at most (default 100)", [&](const std::string& v) {
-    opt.timing.reps = static_cast<int>(common::parse_int(v, "--reps", 1, 1000000));
-  });
-  args.option("--min-reps", "R", "repetitions per row however slow it is (default 3)", [&](const std::string& v) {
-    opt.timing.min_reps = static_cast<int>(common::parse_int(v, "--min-reps", 1, 1000000));
-  });
-  args.option("--budget-ms", "MS", "time budget per row; fewer repetitions for slow rows (default 1000)",
-              [&](const std::string& v) { opt.timing.budget_ms = common::parse_double(v, "--budget-ms", 1, 3.6e6); });
+  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
   args.option("--pattern", "P", "input pattern (default uniform): uniform, ones, mixed_signs, large, with_nan, ...",
               [&](const std::string& v) {
                 try {
@@ -389,20 +382,9 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
                 }
                 opt.pattern = v;
               });
-  args.option("--seed", "S", "seed of the input (default 1)", [&](const std::string& v) {
-    opt.seed = static_cast<std::uint64_t>(common::parse_int(v, "--seed", 0, INT64_MAX));
-  });
-  args.option("--device", "D", "CUDA device ordinal (default 0)",
-              [&](const std::string& v) { opt.device = static_cast<int>(common::parse_int(v, "--device", 0, 1023)); });
-  args.option("--csv", "FILE", "also write every column and the run's metadata as CSV", [&](const std::string& v) {
-    common::require_writable(v, "--csv");
-    opt.csv = v;
-  });
-  args.option("--json", "FILE", "also write them as JSON", [&](const std::string& v) {
-    common::require_writable(v, "--json");
-    opt.json = v;
-  });
-  args.flag("--warm-l2", "do not flush the L2 cache before each timed repetition", &opt.warm_l2);
+  common::add_seed_option(args, opt.seed, "input");
+  common::add_device_option(args, opt.device);
+  common::add_output_options(args, opt.csv, opt.json, "every column");
   args.option("--flush", "MODE",
               "how the L2 is flushed: read (default; leaves clean lines) or write (a memset; leaves dirty lines "
               "that the timed work must write back)",
