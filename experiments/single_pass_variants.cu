@@ -156,6 +156,135 @@ __global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict_
   }
 }
 
+// ---- "scratch": the finish's own memory after the L2 flush ----------------------------------
+// The flush before each timed launch also evicts the ticket and the slots. A slot written
+// with 8 bytes is then a partly written 32-byte sector in L2, and reading it back may cost
+// a trip to DRAM. These variants of stage 13's ticket kernel test that.
+//   prefetch: thread 0 asks L2 for the ticket's sector and the block's slot at the start,
+//             while the data loads are in flight.
+//   sector:   each slot is a whole 32-byte sector, written at once by two lanes.
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    prefetch_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                        unsigned char* __restrict__ scratch) {
+  if (threadIdx.x == 0) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch) : "memory");
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + g::kSlotsOffset + 8 * blockIdx.x) : "memory");
+  }
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+}
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    sector_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                      unsigned char* __restrict__ scratch) {
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);  // 4 words per block
+  __shared__ bool is_last;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x < 32) {
+    v = __shfl_sync(0xffffffffu, v, 0);
+    const unsigned t = __shfl_sync(0xffffffffu, tag, 0);
+    const unsigned long long word = g::tag_value(t, v);
+    if (threadIdx.x < 2)  // lanes 0 and 1: 16 bytes each, one request for the whole sector
+      asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %1};" ::"l"(slots + 4 * blockIdx.x + 2 * threadIdx.x),
+                   "l"(word)
+                   : "memory");
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      unsigned taken = 0;
+      asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+      is_last = taken == gridDim.x - 1;
+      launch_tag = t;
+    }
+  }
+  __syncthreads();
+  if (!is_last) return;
+  const unsigned expected = launch_tag;
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    unsigned long long word = 0;
+    do {
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + 4 * b) : "memory");
+    } while (static_cast<unsigned>(word >> 32) != expected);
+    w += g::untag_value<float>(word);
+  }
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;
+    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
+  }
+}
+
+// "hint": the prefetch kernel with the data loads asking L2 to fetch 256 bytes at a time
+// (ld.global.nc.L2::256B). Only for aligned input whose length is a multiple of 4, as in
+// this experiment; the kernel checks that and leaves *out alone otherwise.
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    hint_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                    unsigned char* __restrict__ scratch) {
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || n % 4 != 0) return;
+  if (threadIdx.x == 0) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch) : "memory");
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + g::kSlotsOffset + 8 * blockIdx.x) : "memory");
+  }
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float4* body = reinterpret_cast<const float4*>(in);
+  const std::size_t packs = n / 4;
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < packs ? begin + chunk : packs;
+  float acc[kUnroll] = {};
+  for (std::size_t i = begin + threadIdx.x; i < end; i += static_cast<std::size_t>(kBlock) * kUnroll) {
+    float4 p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t j = i + static_cast<std::size_t>(u) * kBlock;
+      if (j < end) {
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(p[u].x), "=f"(p[u].y), "=f"(p[u].z), "=f"(p[u].w)
+                     : "l"(body + j));
+      } else {
+        p[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
+  }
+  float v = acc[0];
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) v += acc[u];
+  v = block_sum<kBlock>(v);
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+}
+
+// "store-atomic": DIAGNOSTIC, wrong sum. Stage 13's tagged store and ticket, but the last
+// block writes only its own partial: the finish without reading the slots back.
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    store_atomic_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  if (threadIdx.x == 0) {
+    auto* ticket = reinterpret_cast<unsigned*>(scratch);
+    auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
+    unsigned taken = 0;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    if (taken == gridDim.x - 1) {
+      *out = v;
+      *ticket = 0;
+      *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+    }
+  }
+}
+
 // ---- "bulk": Hopper's bulk-copy engine (TMA) feeds shared memory -------------------------
 // One thread per block asks the copy engine for whole pieces of the block's chunk
 // (cp.async.bulk, kStageBytes each, kStages in flight); an mbarrier per stage counts the
@@ -532,6 +661,42 @@ void finish_experiment(Experiment& e) {
   }
 }
 
+// Stage 13's ticket kernel and the variants above on the ticket path's grid, each on a
+// scratch area of its own (zeroed once, as the stage's workspace is).
+void scratch_experiment(Experiment& e) {
+  const int sms = e.device().sm_count;
+  g::Workspace ws;
+  common::DeviceBuffer<unsigned char> own(1 << 20);
+  for (int k = 14; k <= 22; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    stage13_and_ticket(e, "scratch", ws);
+    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+    const auto run = [&](const std::string& design, auto kernel, bool diagnostic) {
+      CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
+      e.measure(
+          "scratch", design, 512, grid,
+          [&] {
+            kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get());
+            CUDA_CHECK_LAUNCH();
+          },
+          diagnostic);
+    };
+    run("prefetch", prefetch_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
+    e.measure(
+        "scratch", "no-finish", 512, grid,
+        [&] {
+          no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
+          CUDA_CHECK_LAUNCH();
+        },
+        true);
+  }
+}
+
 // A bulk-copy design: kBlock threads, kStages pieces of kStageBytes in flight per block,
 // at most `per_sm` blocks per SM (fewer if shared memory allows fewer), and at least
 // 8 KiB per block so that a small n is not spread thinner than one piece a block.
@@ -649,8 +814,9 @@ void tiles_experiment(Experiment& e) {
 
 int main(int argc, char** argv) {
   const std::string usage =
-      "usage: single_pass_variants finish|bulk|shapes|tiles [--csv FILE]\n"
+      "usage: single_pass_variants finish|scratch|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
+      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, hint256, store-atomic\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
@@ -665,25 +831,27 @@ int main(int argc, char** argv) {
       }
       if (a == "--csv" && i + 1 < argc) {
         csv = argv[++i];
-      } else if (mode.empty() && (a == "finish" || a == "tiles" || a == "bulk" || a == "shapes")) {
+      } else if (mode.empty() && (a == "finish" || a == "scratch" || a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
         throw common::UsageError("unexpected argument '" + a +
-                                 "': name one experiment, finish, bulk, shapes or tiles (--help).");
+                                 "': name one experiment, finish, scratch, bulk, shapes or tiles (--help).");
       }
     }
-    if (mode.empty()) throw common::UsageError("name an experiment: finish, bulk, shapes or tiles (--help).");
+    if (mode.empty()) throw common::UsageError("name an experiment: finish, scratch, bulk, shapes or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish"                     ? std::size_t{1} << 22
-                              : mode == "bulk" || mode == "shapes" ? std::size_t{1} << 24
-                                                                   : std::size_t{1} << 30;
+    const std::size_t max_n = mode == "finish" || mode == "scratch" ? std::size_t{1} << 22
+                              : mode == "bulk" || mode == "shapes"  ? std::size_t{1} << 24
+                                                                    : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
     std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
                 "vs-CUB", "check");
     if (mode == "finish")
       finish_experiment(e);
+    else if (mode == "scratch")
+      scratch_experiment(e);
     else if (mode == "bulk")
       bulk_experiment(e);
     else if (mode == "shapes")
