@@ -263,6 +263,90 @@ __global__ void __launch_bounds__(kBlock)
   g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
 }
 
+// Warp 0 of the finishing block reads the tagged slots of all `grid` blocks: lane l adds
+// slots l, l + 32, ... in that order (16 loads in flight per lane), re-reading any slot
+// that does not carry the launch's tag yet, then the lanes are added by shuffles.
+__device__ __forceinline__ float warp_collect(const unsigned long long* slots, unsigned grid, unsigned expected) {
+  const unsigned lane = threadIdx.x % 32;
+  constexpr int kBatch = 16;
+  float w = 0.0f;
+  for (unsigned b0 = 0; b0 < grid; b0 += 32 * kBatch) {
+    unsigned long long word[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const unsigned b = b0 + 32 * j + lane;
+      word[j] = 0;
+      if (b < grid) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word[j]) : "l"(slots + b) : "memory");
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const unsigned b = b0 + 32 * j + lane;
+      if (b < grid) {
+        while (static_cast<unsigned>(word[j] >> 32) != expected)
+          asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word[j]) : "l"(slots + b) : "memory");
+        w += g::untag_value<float>(word[j]);
+      }
+    }
+  }
+  return g::warp_reduce(w, g::Sum{});
+}
+
+// "warp": stage 13's ticket, but only warp 0 of each block goes on after the block's own
+// sum: no __syncthreads in the finish, and the last block's warp 0 alone adds the slots.
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    warp_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                    unsigned char* __restrict__ scratch) {
+  unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  if (threadIdx.x >= 32) return;
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  unsigned taken = 0;
+  if (threadIdx.x == 0) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+  }
+  taken = __shfl_sync(0xffffffffu, taken, 0);
+  if (taken != gridDim.x - 1) return;
+  tag = __shfl_sync(0xffffffffu, tag, 0);
+  const float w = warp_collect(slots, gridDim.x, tag);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;
+    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+  }
+}
+
+// "last-start": the ticket is taken when a block starts, not when it ends. The block that
+// takes the last one knows at its start that every other block is already running (so
+// waiting for them cannot hang) and finishes: its warp 0 reads the slots until all carry
+// the tag. The other blocks store their slot and leave; nobody waits for an atomic at
+// the end.
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock) last_start_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
+                                                         float* __restrict__ out, unsigned char* __restrict__ scratch) {
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  unsigned started = 0;
+  if (threadIdx.x == 0)
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(started) : "l"(ticket) : "memory");
+  unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  if (threadIdx.x >= 32) return;
+  if (threadIdx.x == 0)
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
+  started = __shfl_sync(0xffffffffu, started, 0);
+  if (started != gridDim.x - 1) return;
+  tag = __shfl_sync(0xffffffffu, tag, 0);
+  const float w = warp_collect(slots, gridDim.x, tag);
+  if (threadIdx.x == 0) {
+    *out = w;
+    *ticket = 0;
+    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+  }
+}
+
 // "store-atomic": DIAGNOSTIC, wrong sum. Stage 13's tagged store and ticket, but the last
 // block writes only its own partial: the finish without reading the slots back.
 template <int kBlock, int kUnroll>
@@ -686,6 +770,8 @@ void scratch_experiment(Experiment& e) {
     run("prefetch", prefetch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
     run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
     run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
     e.measure(
         "scratch", "no-finish", 512, grid,
@@ -816,7 +902,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "usage: single_pass_variants finish|scratch|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
-      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, hint256, store-atomic\n"
+      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, hint256, warp, last-start, "
+      "store-atomic\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
