@@ -347,6 +347,29 @@ __global__ void __launch_bounds__(kBlock) last_start_sum(const float* __restrict
   }
 }
 
+// "touch": as prefetch, but with real loads: thread 0 reads its block's slot and the
+// ticket at the start, so that both sectors are in L2 (whole) before anything is stored.
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    touch_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
+  unsigned long long seen = 0;
+  unsigned ticket_seen = 0;
+  if (threadIdx.x == 0) {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                 : "=l"(seen)
+                 : "l"(scratch + g::kSlotsOffset + 8 * blockIdx.x)
+                 : "memory");
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(ticket_seen) : "l"(scratch) : "memory");
+  }
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  // Never true (no slot carries tag 0xffffffff and the ticket never reaches 2^32 - 1), but
+  // the compiler cannot know: the loads above stay.
+  if (threadIdx.x == 0 && (seen >> 32) == 0xffffffffu && ticket_seen == 0xffffffffu) v = -v;
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+}
+
 // "store-atomic": DIAGNOSTIC, wrong sum. Stage 13's tagged store and ticket, but the last
 // block writes only its own partial: the finish without reading the slots back.
 template <int kBlock, int kUnroll>
@@ -769,6 +792,7 @@ void scratch_experiment(Experiment& e) {
     };
     run("prefetch", prefetch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
+    run("touch", touch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
     run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
     run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
@@ -902,7 +926,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "usage: single_pass_variants finish|scratch|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
-      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, hint256, warp, last-start, "
+      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, touch, hint256, warp, "
+      "last-start, "
       "store-atomic\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
