@@ -370,6 +370,70 @@ __global__ void __launch_bounds__(kBlock)
   g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
 }
 
+// "phases": stage 13's ticket kernel with clocks read along the way, to see where the
+// finish spends its time. Every block's thread 0 records the global timer (ns) when the
+// block starts, when its own sum is ready, and when its ticket comes back; the last block
+// also records its SM clock (cycles) at those points and after reading the slots, after
+// adding them, and at the end.
+struct Stamps {
+  unsigned long long start, data, ticket;  // global timer, ns
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    phases_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                      unsigned char* __restrict__ scratch, Stamps* stamps, long long* last_clocks) {
+  const long long c0 = clock64();
+  const unsigned long long g0 = global_ns();
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  const long long c1 = clock64();
+  const unsigned long long g1 = global_ns();
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  __shared__ bool is_last;
+  __shared__ long long c2;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x == 0) {
+    launch_tag = tag;
+    unsigned taken = 0;
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    c2 = clock64();
+    stamps[blockIdx.x] = {g0, g1, global_ns()};
+    is_last = taken == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  const long long c3 = clock64();
+  const unsigned expected = launch_tag;
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    unsigned long long word = 0;
+    do {
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    } while (static_cast<unsigned>(word >> 32) != expected);
+    w += g::untag_value<float>(word);
+  }
+  const long long c4 = clock64();
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) {
+    const long long c5 = clock64();
+    *out = w;
+    *ticket = 0;
+    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
+    const long long c[7] = {c0, c1, c2, c3, c4, c5, 0};
+    for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
+    last_clocks[6] = blockIdx.x;
+  }
+}
+
 // "store-atomic": DIAGNOSTIC, wrong sum. Stage 13's tagged store and ticket, but the last
 // block writes only its own partial: the finish without reading the slots back.
 template <int kBlock, int kUnroll>
@@ -807,6 +871,59 @@ void scratch_experiment(Experiment& e) {
   }
 }
 
+// Runs the instrumented kernel 101 times at each n (L2 flushed before each) and prints
+// the median of each phase. Diagnostic only: nothing is timed against CUB here.
+void phases_experiment(Experiment& e, common::L2Flusher& flusher) {
+  const int sms = e.device().sm_count;
+  common::DeviceBuffer<unsigned char> own(1 << 20);
+  CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
+  common::DeviceBuffer<Stamps> stamps(4096);
+  common::DeviceBuffer<long long> clocks(8);
+  std::printf("%6s %5s %9s %9s %9s %9s | last block, cycles: %7s %7s %7s %7s %7s  %s\n", "n", "grid", "body-ns",
+              "spread-ns", "tail-ns", "lastdata", "data", "st+atom", "bar", "slots", "reduce", "GHz");
+  for (int k = 14; k <= 22; k += 2) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+    std::vector<std::vector<double>> cols(10);
+    std::vector<Stamps> host(grid);
+    long long c[8] = {};
+    for (int rep = 0; rep < 101; ++rep) {
+      flusher.flush(e.stream());
+      phases_ticket_sum<512, g::kDefaultUnroll>
+          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get(), stamps.get(), clocks.get());
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+      CUDA_CHECK(cudaMemcpy(host.data(), stamps.get(), grid * sizeof(Stamps), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(c, clocks.get(), sizeof c, cudaMemcpyDeviceToHost));
+      unsigned long long first_start = ~0ull, last_data = 0, last_start = 0;
+      for (const Stamps& st : host) {
+        first_start = std::min(first_start, st.start);
+        last_start = std::max(last_start, st.start);
+        last_data = std::max(last_data, st.data);
+      }
+      const Stamps& lb = host[static_cast<std::size_t>(c[6])];
+      cols[0].push_back(static_cast<double>(last_data - first_start));   // first start to last data
+      cols[1].push_back(static_cast<double>(last_start - first_start));  // block start spread
+      cols[2].push_back(static_cast<double>(lb.ticket - last_data));     // last data to last ticket back
+      cols[3].push_back(lb.data == last_data ? 1.0 : 0.0);               // last block had the last data
+      for (int p = 0; p < 5; ++p) cols[4 + p].push_back(static_cast<double>(c[p + 1] - c[p]));
+      cols[9].push_back(static_cast<double>(c[1] - c[0]) / static_cast<double>(lb.data - lb.start));
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    double lastdata = 0;
+    for (double x : cols[3]) lastdata += x;
+    std::printf("%6s %5u %9.0f %9.0f %9.0f %8.0f%% | %26.0f %7.0f %7.0f %7.0f %7.0f  %.2f\n",
+                common::format_count(n).c_str(), grid, median(cols[0]), median(cols[1]), median(cols[2]),
+                100.0 * lastdata / cols[3].size(), median(cols[4]), median(cols[5]), median(cols[6]), median(cols[7]),
+                median(cols[8]), median(cols[9]));
+  }
+}
+
 // A bulk-copy design: kBlock threads, kStages pieces of kStageBytes in flight per block,
 // at most `per_sm` blocks per SM (fewer if shared memory allows fewer), and at least
 // 8 KiB per block so that a small n is not spread thinner than one piece a block.
@@ -943,7 +1060,8 @@ int main(int argc, char** argv) {
       }
       if (a == "--csv" && i + 1 < argc) {
         csv = argv[++i];
-      } else if (mode.empty() && (a == "finish" || a == "scratch" || a == "tiles" || a == "bulk" || a == "shapes")) {
+      } else if (mode.empty() &&
+                 (a == "finish" || a == "scratch" || a == "phases" || a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
         throw common::UsageError("unexpected argument '" + a +
@@ -953,9 +1071,9 @@ int main(int argc, char** argv) {
     if (mode.empty()) throw common::UsageError("name an experiment: finish, scratch, bulk, shapes or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish" || mode == "scratch" ? std::size_t{1} << 22
-                              : mode == "bulk" || mode == "shapes"  ? std::size_t{1} << 24
-                                                                    : std::size_t{1} << 30;
+    const std::size_t max_n = mode == "finish" || mode == "scratch" || mode == "phases" ? std::size_t{1} << 22
+                              : mode == "bulk" || mode == "shapes"                      ? std::size_t{1} << 24
+                                                                                        : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
     std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
@@ -964,7 +1082,10 @@ int main(int argc, char** argv) {
       finish_experiment(e);
     else if (mode == "scratch")
       scratch_experiment(e);
-    else if (mode == "bulk")
+    else if (mode == "phases") {
+      common::L2Flusher flusher(device.l2_bytes);
+      phases_experiment(e, flusher);
+    } else if (mode == "bulk")
       bulk_experiment(e);
     else if (mode == "shapes")
       shapes_experiment(e);
