@@ -392,6 +392,88 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// "clusterC-ticket": two levels. The grid is cut into thread-block clusters of C blocks.
+// Inside a cluster, every block but the first writes its value into the first block's
+// shared memory and arrives on an mbarrier there (release at cluster scope); the first
+// block's warp 0 waits on that barrier alone (no cluster-wide barrier at the end), adds
+// the C values in rank order, and takes the ticket for the cluster. Between clusters it
+// is stage 13's tagged ticket with the speculative slot reads above (few slots: one per
+// cluster). Hopper only.
+template <int kBlock, int kUnroll, int kCluster>
+__global__ void __launch_bounds__(kBlock)
+    cluster_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                       unsigned char* __restrict__ scratch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ float partials[kCluster];
+  __shared__ __align__(8) unsigned long long arrived;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const auto arrived_addr = static_cast<unsigned>(__cvta_generic_to_shared(&arrived));
+  if (rank == 0 && threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(arrived_addr), "r"(kCluster - 1) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  auto started = cluster.barrier_arrive();
+  const unsigned tag = rank == 0 ? g::read_launch_tag<float>(scratch) : 0;
+  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
+  cluster.barrier_wait(std::move(started));  // the leader runs and its mbarrier is ready
+  if (rank != 0) {
+    if (threadIdx.x == 0) {
+      cluster.map_shared_rank(partials, 0)[rank] = v;
+      unsigned remote = 0;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(arrived_addr));
+      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+    }
+    return;
+  }
+  if (threadIdx.x >= 32) return;
+  const unsigned lane = threadIdx.x;
+  unsigned ready = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n"
+        " selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(ready)
+        : "r"(arrived_addr)
+        : "memory");
+  } while (!ready);
+  float c = lane == 0 ? v : (lane < kCluster ? partials[lane] : 0.0f);
+  c = g::warp_reduce(c, g::Sum{});
+
+  auto* ticket = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  const unsigned leaders = gridDim.x / kCluster;
+  const unsigned expected = __shfl_sync(0xffffffffu, tag, 0);
+  unsigned taken = 0;
+  if (lane == 0) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x / kCluster),
+                 "l"(g::tag_value(expected, c))
+                 : "memory");
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+  }
+  unsigned long long first = 0;
+  if (lane < leaders) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(first) : "l"(slots + lane) : "memory");
+  taken = __shfl_sync(0xffffffffu, taken, 0);
+  if (taken != leaders - 1) return;
+  float w = 0.0f;
+  for (unsigned b = lane; b < leaders; b += 32) {
+    unsigned long long word = first;
+    if (b != lane) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    while (static_cast<unsigned>(word >> 32) != expected)
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    w += g::untag_value<float>(word);
+  }
+  w = g::warp_reduce(w, g::Sum{});
+  if (lane == 0) {
+    *out = w;
+    *ticket = 0;
+    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
+  }
+#else
+  __trap();
+#endif
+}
+
 // "touch": as prefetch, but with real loads: thread 0 reads its block's slot and the
 // ticket at the start, so that both sectors are in L2 (whole) before anything is stored.
 template <int kBlock, int kUnroll>
@@ -877,6 +959,38 @@ void finish_experiment(Experiment& e) {
   }
 }
 
+// The two-level design with clusters of kCluster blocks: the ticket path's grid rounded
+// down to whole clusters (one cluster at least), skipped where the device cannot place
+// a cluster of that size.
+template <int kCluster>
+void run_cluster_ticket(Experiment& e, unsigned char* scratch, unsigned ticket_grid) {
+  const auto kernel = cluster_ticket_sum<512, g::kDefaultUnroll, kCluster>;
+  if (kCluster > 8) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  const unsigned grid = std::max<unsigned>(kCluster, ticket_grid / kCluster * kCluster);
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = kCluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(512);
+  config.stream = e.stream();
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 1) {
+    cudaGetLastError();
+    std::printf("scratch  cluster%d-ticket: no cluster of %d blocks fits this device; skipped\n", kCluster, kCluster);
+    return;
+  }
+  CUDA_CHECK(cudaMemset(scratch, 0, 4096));
+  const std::size_t n = e.n();
+  const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+  e.measure("scratch", "cluster" + std::to_string(kCluster) + "-ticket", 512, grid,
+            [&] { CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, e.in(), n, chunk, e.out(), scratch)); });
+}
+
 // Stage 13's ticket kernel and the variants above on the ticket path's grid, each on a
 // scratch area of its own (zeroed once, as the stage's workspace is).
 void scratch_experiment(Experiment& e) {
@@ -903,6 +1017,11 @@ void scratch_experiment(Experiment& e) {
     run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
     run("touch", touch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("speculate", speculate_ticket_sum<512, g::kDefaultUnroll>, false);
+    if (e.device().cc_major >= 9) {
+      run_cluster_ticket<4>(e, own.get(), grid);
+      run_cluster_ticket<8>(e, own.get(), grid);
+      run_cluster_ticket<16>(e, own.get(), grid);
+    }
     run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
     run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
     run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
@@ -1089,7 +1208,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "usage: single_pass_variants finish|scratch|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
-      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, touch, speculate, hint256, "
+      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, touch, speculate, "
+      "clusterC-ticket, hint256, "
       "warp, "
       "last-start, "
       "store-atomic\n"
