@@ -398,7 +398,8 @@ __global__ void __launch_bounds__(kBlock)
 // block's warp 0 waits on that barrier alone (no cluster-wide barrier at the end), adds
 // the C values in rank order, and takes the ticket for the cluster. Between clusters it
 // is stage 13's tagged ticket with the speculative slot reads above (few slots: one per
-// cluster). Hopper only.
+// cluster). A grid of one cluster skips the ticket: the first block writes the result.
+// Hopper only.
 template <int kBlock, int kUnroll, int kCluster>
 __global__ void __launch_bounds__(kBlock)
     cluster_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
@@ -439,6 +440,10 @@ __global__ void __launch_bounds__(kBlock)
   } while (!ready);
   float c = lane == 0 ? v : (lane < kCluster ? partials[lane] : 0.0f);
   c = g::warp_reduce(c, g::Sum{});
+  if (gridDim.x == kCluster) {  // one cluster: its sum is the result, no ticket
+    if (lane == 0) *out = c;
+    return;
+  }
 
   auto* ticket = reinterpret_cast<unsigned*>(scratch);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
