@@ -1,7 +1,7 @@
 // Experiments behind stages 13 and 14: designs that were measured against CUB on the
 // H200 and either became part of a stage or were left out, with the numbers that
 // decided it (chapter 12, "What was tried"). Not a stage: nothing here is registered,
-// and two rows are diagnostics that compute a wrong sum on purpose (they say so).
+// and the rows marked DIAGNOSTIC compute a wrong sum on purpose (they say so).
 //
 //   build/experiments/single_pass_variants finish [--csv FILE]
 //       n = 2^14 .. 2^22: how the blocks of one launch combine their partial sums.
@@ -19,6 +19,27 @@
 //         one-block-1024  (2^15 only) one block of 1024 threads, eight loads each
 //         no-finish     DIAGNOSTIC, wrong sum: block 0 writes its own partial and
 //                       nobody adds the rest. The time a perfect combine would take.
+//   build/experiments/single_pass_variants lastblock [--csv FILE]
+//       n = 2^14 .. 2^22: other ways for the ticket kernel's last block to get the
+//       partials, beside stage13 and ticket (each on its own zeroed scratch).
+//         prefetch      the ticket and the block's slot asked into L2 at the start
+//         sector        each slot a whole 32-byte sector, written by one request
+//         touch         the slot and the ticket loaded at the start (real loads)
+//         speculate     every block loads the slots beside its atomic; only the last
+//                       block uses what it read
+//         clusterC-ticket  clusters of C blocks meet on an mbarrier in their first
+//                       block, then one ticket per cluster (one cluster: no ticket)
+//         hint256       prefetch, with the data loads asking L2 for 256 bytes at a time
+//         warp          only warp 0 goes on after a block's sum; the last block's
+//                       warp 0 alone reads and adds the slots
+//         last-start    the ticket taken at the start; the last block to start waits
+//                       for the slots (its warp 0), nobody waits for an atomic
+//         store-atomic  DIAGNOSTIC, wrong sum: the store and the ticket, no slot read
+//         no-finish     DIAGNOSTIC, as in finish
+//   build/experiments/single_pass_variants phases [--csv FILE]
+//       n = 2^14 .. 2^22, DIAGNOSTIC: the ticket kernel with clocks (global timer and
+//       SM cycles) read inside it: how long the last block takes to get its ticket,
+//       read the slots and add them. No CUB column.
 //   build/experiments/single_pass_variants bulk [--csv FILE]
 //       n = 2^14 .. 2^24, Hopper only: the input reaches shared memory through the
 //       bulk-copy engine (cp.async.bulk, TMA) instead of through registers.
@@ -45,6 +66,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,7 +178,7 @@ __global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict_
   }
 }
 
-// ---- "scratch": the finish's own memory after the L2 flush ----------------------------------
+// ---- "lastblock": the finish's own memory after the L2 flush ----------------------------------
 // The flush before each timed launch also evicts the ticket and the slots. A slot written
 // with 8 bytes is then a partly written 32-byte sector in L2, and reading it back may cost
 // a trip to DRAM. These variants of stage 13's ticket kernel test that.
@@ -504,9 +526,9 @@ __global__ void __launch_bounds__(kBlock)
 
 // "phases": stage 13's ticket kernel with clocks read along the way, to see where the
 // finish spends its time. Every block's thread 0 records the global timer (ns) when the
-// block starts, when its own sum is ready, and when its ticket comes back; the last block
-// also records its SM clock (cycles) at those points and after reading the slots, after
-// adding them, and at the end.
+// block starts, when its own sum is ready, and once its ticket is back (after the
+// barrier that shares it). The last block also records its SM clock (cycles) at those
+// points, after reading the slots, and after adding them.
 struct Stamps {
   unsigned long long start, data, ticket;  // global timer, ns
 };
@@ -530,20 +552,19 @@ __global__ void __launch_bounds__(kBlock)
   auto* ticket = reinterpret_cast<unsigned*>(scratch);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
   __shared__ bool is_last;
-  __shared__ long long c2;
   __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
     launch_tag = tag;
     unsigned taken = 0;
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
     asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
-    c2 = clock64();
-    stamps[blockIdx.x] = {g0, g1, global_ns()};
     is_last = taken == gridDim.x - 1;
   }
   __syncthreads();
+  // Past the barrier, so after the atomic's answer has arrived.
+  const long long c2 = clock64();
+  if (threadIdx.x == 0) stamps[blockIdx.x] = {g0, g1, global_ns()};
   if (!is_last) return;
-  const long long c3 = clock64();
   const unsigned expected = launch_tag;
   float w = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
@@ -553,16 +574,16 @@ __global__ void __launch_bounds__(kBlock)
     } while (static_cast<unsigned>(word >> 32) != expected);
     w += g::untag_value<float>(word);
   }
-  const long long c4 = clock64();
+  const long long c3 = clock64();
   w = block_sum<kBlock>(w);
   if (threadIdx.x == 0) {
-    const long long c5 = clock64();
     *out = w;
+    const long long c4 = clock64();
     *ticket = 0;
     *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
-    const long long c[7] = {c0, c1, c2, c3, c4, c5, 0};
-    for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
-    last_clocks[6] = blockIdx.x;
+    const long long c[5] = {c0, c1, c2, c3, c4};
+    for (int k = 0; k < 5; ++k) last_clocks[k] = c[k];
+    last_clocks[5] = blockIdx.x;
   }
 }
 
@@ -986,32 +1007,32 @@ void run_cluster_ticket(Experiment& e, unsigned char* scratch, unsigned ticket_g
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 1) {
     cudaGetLastError();
-    std::printf("scratch  cluster%d-ticket: no cluster of %d blocks fits this device; skipped\n", kCluster, kCluster);
+    std::printf("lastblock cluster%d-ticket: no cluster of %d blocks fits this device; skipped\n", kCluster, kCluster);
     return;
   }
   CUDA_CHECK(cudaMemset(scratch, 0, 4096));
   const std::size_t n = e.n();
   const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-  e.measure("scratch", "cluster" + std::to_string(kCluster) + "-ticket", 512, grid,
+  e.measure("lastblock", "cluster" + std::to_string(kCluster) + "-ticket", 512, grid,
             [&] { CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, e.in(), n, chunk, e.out(), scratch)); });
 }
 
 // Stage 13's ticket kernel and the variants above on the ticket path's grid, each on a
 // scratch area of its own (zeroed once, as the stage's workspace is).
-void scratch_experiment(Experiment& e) {
+void lastblock_experiment(Experiment& e) {
   const int sms = e.device().sm_count;
   g::Workspace ws;
   common::DeviceBuffer<unsigned char> own(1 << 20);
   for (int k = 14; k <= 22; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    stage13_and_ticket(e, "scratch", ws);
+    stage13_and_ticket(e, "lastblock", ws);
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
     const auto run = [&](const std::string& design, auto kernel, bool diagnostic) {
       CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
       e.measure(
-          "scratch", design, 512, grid,
+          "lastblock", design, 512, grid,
           [&] {
             kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get());
             CUDA_CHECK_LAUNCH();
@@ -1032,7 +1053,7 @@ void scratch_experiment(Experiment& e) {
     run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
     run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
     e.measure(
-        "scratch", "no-finish", 512, grid,
+        "lastblock", "no-finish", 512, grid,
         [&] {
           no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
           CUDA_CHECK_LAUNCH();
@@ -1041,22 +1062,30 @@ void scratch_experiment(Experiment& e) {
   }
 }
 
-// Runs the instrumented kernel 101 times at each n (L2 flushed before each) and prints
-// the median of each phase. Diagnostic only: nothing is timed against CUB here.
-void phases_experiment(Experiment& e, common::L2Flusher& flusher) {
+// Runs the instrumented kernel 101 times at each n (L2 flushed before each, as when
+// timing) and prints the median of each phase. Diagnostic: not timed against CUB.
+//   body-ns    first block's start to the last block's own sum (global timer)
+//   spread-ns  first block's start to the last block's start
+//   last-data  how often the block that took the last ticket had also finished its
+//              own sum last
+//   then the last block, in SM cycles: its own chunk and sum; its store, atomic and the
+//   barrier that shares the ticket; reading the slots; adding them; and the three
+//   together in ns
+std::vector<common::Record> phases_experiment(Experiment& e, common::L2Flusher& flusher) {
   const int sms = e.device().sm_count;
   common::DeviceBuffer<unsigned char> own(1 << 20);
   CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
   common::DeviceBuffer<Stamps> stamps(4096);
   common::DeviceBuffer<long long> clocks(8);
-  std::printf("%6s %5s %9s %9s %9s %9s | last block, cycles: %7s %7s %7s %7s %7s  %s\n", "n", "grid", "body-ns",
-              "spread-ns", "tail-ns", "lastdata", "data", "st+atom", "bar", "slots", "reduce", "GHz");
+  std::vector<common::Record> records;
+  std::printf("%6s %5s %8s %9s %9s | last block, cycles: %6s %7s %6s %6s | finish-ns  GHz\n", "n", "grid", "body-ns",
+              "spread-ns", "last-data", "data", "ticket", "slots", "add");
   for (int k = 14; k <= 22; k += 2) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    std::vector<std::vector<double>> cols(10);
+    std::vector<std::vector<double>> cols(9);
     std::vector<Stamps> host(grid);
     long long c[8] = {};
     for (int rep = 0; rep < 101; ++rep) {
@@ -1067,31 +1096,39 @@ void phases_experiment(Experiment& e, common::L2Flusher& flusher) {
       CUDA_CHECK(cudaStreamSynchronize(e.stream()));
       CUDA_CHECK(cudaMemcpy(host.data(), stamps.get(), grid * sizeof(Stamps), cudaMemcpyDeviceToHost));
       CUDA_CHECK(cudaMemcpy(c, clocks.get(), sizeof c, cudaMemcpyDeviceToHost));
-      unsigned long long first_start = ~0ull, last_data = 0, last_start = 0;
+      unsigned long long first_start = ~0ull, last_start = 0, last_data = 0;
       for (const Stamps& st : host) {
         first_start = std::min(first_start, st.start);
         last_start = std::max(last_start, st.start);
         last_data = std::max(last_data, st.data);
       }
-      const Stamps& lb = host[static_cast<std::size_t>(c[6])];
-      cols[0].push_back(static_cast<double>(last_data - first_start));   // first start to last data
-      cols[1].push_back(static_cast<double>(last_start - first_start));  // block start spread
-      cols[2].push_back(static_cast<double>(lb.ticket - last_data));     // last data to last ticket back
-      cols[3].push_back(lb.data == last_data ? 1.0 : 0.0);               // last block had the last data
-      for (int p = 0; p < 5; ++p) cols[4 + p].push_back(static_cast<double>(c[p + 1] - c[p]));
-      cols[9].push_back(static_cast<double>(c[1] - c[0]) / static_cast<double>(lb.data - lb.start));
+      const Stamps& lb = host.at(static_cast<std::size_t>(c[5]));
+      const double ghz = static_cast<double>(c[1] - c[0]) / static_cast<double>(lb.data - lb.start);
+      cols[0].push_back(static_cast<double>(last_data - first_start));
+      cols[1].push_back(static_cast<double>(last_start - first_start));
+      cols[2].push_back(lb.data == last_data ? 1.0 : 0.0);
+      for (int p = 0; p < 4; ++p) cols[3 + p].push_back(static_cast<double>(c[p + 1] - c[p]));
+      cols[7].push_back(static_cast<double>(c[4] - c[1]) / ghz);
+      cols[8].push_back(ghz);
     }
-    auto median = [](std::vector<double> v) {
+    std::vector<double> m(9);
+    for (int j = 0; j < 9; ++j) {
+      std::vector<double> v = cols[j];
       std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    double lastdata = 0;
-    for (double x : cols[3]) lastdata += x;
-    std::printf("%6s %5u %9.0f %9.0f %9.0f %8.0f%% | %26.0f %7.0f %7.0f %7.0f %7.0f  %.2f\n",
-                common::format_count(n).c_str(), grid, median(cols[0]), median(cols[1]), median(cols[2]),
-                100.0 * lastdata / cols[3].size(), median(cols[4]), median(cols[5]), median(cols[6]), median(cols[7]),
-                median(cols[8]), median(cols[9]));
+      m[j] =
+          j == 2 ? 100.0 * std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : v[v.size() / 2];
+    }
+    std::printf("%6s %5u %8.0f %9.0f %8.0f%% | %26.0f %7.0f %6.0f %6.0f | %9.0f  %.2f\n",
+                common::format_count(n).c_str(), grid, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
+    std::fflush(stdout);
+    records.push_back({common::number_field("n", static_cast<double>(n)), common::number_field("grid", grid),
+                       common::number_field("body_ns", m[0]), common::number_field("start_spread_ns", m[1]),
+                       common::number_field("last_data_pct", m[2]), common::number_field("data_cycles", m[3]),
+                       common::number_field("ticket_cycles", m[4]), common::number_field("slots_cycles", m[5]),
+                       common::number_field("add_cycles", m[6]), common::number_field("finish_ns", m[7]),
+                       common::number_field("sm_ghz", m[8])});
   }
+  return records;
 }
 
 // A bulk-copy design: kBlock threads, kStages pieces of kStageBytes in flight per block,
@@ -1211,13 +1248,12 @@ void tiles_experiment(Experiment& e) {
 
 int main(int argc, char** argv) {
   const std::string usage =
-      "usage: single_pass_variants finish|scratch|bulk|shapes|tiles [--csv FILE]\n"
+      "usage: single_pass_variants finish|lastblock|phases|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
-      "  scratch n = 2^14..2^22: the ticket's scratch after the L2 flush: prefetch, sector, touch, speculate, "
-      "clusterC-ticket, hint256, "
-      "warp, "
-      "last-start, "
-      "store-atomic\n"
+      "  lastblock n = 2^14..2^22: other ways for the ticket kernel's last block to get the partials:\n"
+      "          prefetch, sector, touch, speculate, clusterC-ticket, hint256, warp, last-start,\n"
+      "          store-atomic (diagnostic)\n"
+      "  phases  n = 2^14..2^22 (diagnostic): where the ticket kernel's finish spends its time, from clocks\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
       "  tiles   n = 2^26, 2^28, 2^30: stage 14's tile designs, with stage 13\n"
@@ -1233,30 +1269,32 @@ int main(int argc, char** argv) {
       if (a == "--csv" && i + 1 < argc) {
         csv = argv[++i];
       } else if (mode.empty() &&
-                 (a == "finish" || a == "scratch" || a == "phases" || a == "tiles" || a == "bulk" || a == "shapes")) {
+                 (a == "finish" || a == "lastblock" || a == "phases" || a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
         throw common::UsageError("unexpected argument '" + a +
-                                 "': name one experiment, finish, scratch, bulk, shapes or tiles (--help).");
+                                 "': name one experiment: finish, lastblock, phases, bulk, shapes or tiles (--help).");
       }
     }
-    if (mode.empty()) throw common::UsageError("name an experiment: finish, scratch, bulk, shapes or tiles (--help).");
+    if (mode.empty())
+      throw common::UsageError("name an experiment: finish, lastblock, phases, bulk, shapes or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish" || mode == "scratch" || mode == "phases" ? std::size_t{1} << 22
-                              : mode == "bulk" || mode == "shapes"                      ? std::size_t{1} << 24
-                                                                                        : std::size_t{1} << 30;
+    const std::size_t max_n = mode == "finish" || mode == "lastblock" || mode == "phases" ? std::size_t{1} << 22
+                              : mode == "bulk" || mode == "shapes"                        ? std::size_t{1} << 24
+                                                                                          : std::size_t{1} << 30;
     Experiment e(device, max_n);
     std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
     std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
                 "vs-CUB", "check");
+    std::vector<common::Record> phase_records;
     if (mode == "finish")
       finish_experiment(e);
-    else if (mode == "scratch")
-      scratch_experiment(e);
+    else if (mode == "lastblock")
+      lastblock_experiment(e);
     else if (mode == "phases") {
       common::L2Flusher flusher(device.l2_bytes);
-      phases_experiment(e, flusher);
+      phase_records = phases_experiment(e, flusher);
     } else if (mode == "bulk")
       bulk_experiment(e);
     else if (mode == "shapes")
@@ -1264,7 +1302,7 @@ int main(int argc, char** argv) {
     else
       tiles_experiment(e);
     if (!csv.empty()) {
-      std::vector<common::Record> records;
+      std::vector<common::Record> records = phase_records;
       for (const Row& r : e.rows()) {
         records.push_back({common::text_field("key", r.design), common::number_field("n", static_cast<double>(r.n)),
                            common::number_field("block", r.block), common::number_field("grid", r.grid),

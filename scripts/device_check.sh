@@ -5,7 +5,7 @@
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES, PROFILE_N (default 2^24), EXPERIMENTS (default "finish bulk shapes
+# SWEEP_STAGES, PROFILE_N (default 2^24), EXPERIMENTS (default "finish lastblock phases bulk shapes
 # tiles"), and CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/
 # folder in the repository is used automatically).
 set -uo pipefail
@@ -69,7 +69,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     experiments)
-      for e in ${EXPERIMENTS:-finish bulk shapes tiles}; do
+      for e in ${EXPERIMENTS:-finish lastblock phases bulk shapes tiles}; do
         "$BUILD_DIR/experiments/single_pass_variants" "$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

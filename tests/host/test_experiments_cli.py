@@ -18,13 +18,14 @@ def run(args):
 
 
 rc, out, err = run(["--help"])
-if rc != 0 or any(mode not in out for mode in ("finish", "bulk", "shapes", "tiles")):
+if rc != 0 or any(mode not in out for mode in ("finish", "lastblock", "phases", "bulk", "shapes", "tiles")):
     failures.append(f"--help: exit {rc}, output {out!r}")
 for args, needle in [
     ([], "name an experiment"),
     (["bogus"], "unexpected argument 'bogus'"),
     (["finish", "tiles"], "unexpected argument 'tiles'"),
     (["bulk", "shapes"], "unexpected argument 'shapes'"),
+    (["lastblock", "phases"], "unexpected argument 'phases'"),
     (["finish", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir/x.csv"),
 ]:
     rc, out, err = run(args)
@@ -33,5 +34,5 @@ for args, needle in [
 
 for f in failures:
     print("FAIL:", f)
-print(f"{6 - len(failures)} passed, {len(failures)} failed")
+print(f"{7 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
