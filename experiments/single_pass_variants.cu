@@ -1284,9 +1284,15 @@ int main(int argc, char** argv) {
                               : mode == "bulk" || mode == "shapes"                        ? std::size_t{1} << 24
                                                                                           : std::size_t{1} << 30;
     Experiment e(device, max_n);
-    std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(), device.name.c_str());
-    std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
-                "vs-CUB", "check");
+    if (mode == "phases") {
+      std::printf("phases on %s (commit %s); medians of 101 launches, L2 flushed (read) before each\n",
+                  device.name.c_str(), common::git_commit().c_str());
+    } else {
+      std::printf("%s on %s; us = median, L2 flushed (read) before each repetition\n", mode.c_str(),
+                  device.name.c_str());
+      std::printf("%-8s %-20s %6s %5s %6s %10s %10s %7s  %s\n", "mode", "design", "n", "block", "grid", "us", "cub-us",
+                  "vs-CUB", "check");
+    }
     std::vector<common::Record> phase_records;
     if (mode == "finish")
       finish_experiment(e);
