@@ -566,24 +566,32 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) stamps[blockIdx.x] = {g0, g1, global_ns()};
   if (!is_last) return;
   const unsigned expected = launch_tag;
+  __shared__ unsigned rereads;  // slots read more than once, in the whole block
+  if (threadIdx.x == 0) rereads = 0;
+  __syncthreads();
+  const long long c3 = clock64();
   float w = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
     unsigned long long word = 0;
+    unsigned reads = 0;
     do {
       asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+      ++reads;
     } while (static_cast<unsigned>(word >> 32) != expected);
+    if (reads > 1) atomicAdd(&rereads, reads - 1);
     w += g::untag_value<float>(word);
   }
-  const long long c3 = clock64();
+  const long long c4 = clock64();
   w = block_sum<kBlock>(w);
   if (threadIdx.x == 0) {
     *out = w;
-    const long long c4 = clock64();
+    const long long c5 = clock64();
     *ticket = 0;
     *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
-    const long long c[5] = {c0, c1, c2, c3, c4};
-    for (int k = 0; k < 5; ++k) last_clocks[k] = c[k];
-    last_clocks[5] = blockIdx.x;
+    const long long c[6] = {c0, c1, c2, c3, c4, c5};
+    for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
+    last_clocks[6] = blockIdx.x;
+    last_clocks[7] = rereads;  // block_sum's barrier came after every thread's reads
   }
 }
 
@@ -1069,8 +1077,10 @@ void lastblock_experiment(Experiment& e) {
 //   last-data  how often the block that took the last ticket had also finished its
 //              own sum last
 //   then the last block, in SM cycles: its own chunk and sum; its store, atomic and the
-//   barrier that shares the ticket; reading the slots; adding them; and the three
-//   together in ns
+//   barrier that shares the ticket; reading the slots; adding them (thread 0's view, so
+//   this includes waiting for the block's other threads); the finish from its own sum
+//   to the result in ns; and how many slots it had to read again (mean over launches)
+//   because the tag was not there yet
 std::vector<common::Record> phases_experiment(Experiment& e, common::L2Flusher& flusher) {
   const int sms = e.device().sm_count;
   common::DeviceBuffer<unsigned char> own(1 << 20);
@@ -1078,14 +1088,15 @@ std::vector<common::Record> phases_experiment(Experiment& e, common::L2Flusher& 
   common::DeviceBuffer<Stamps> stamps(4096);
   common::DeviceBuffer<long long> clocks(8);
   std::vector<common::Record> records;
-  std::printf("%6s %5s %8s %9s %9s | last block, cycles: %6s %7s %6s %6s | finish-ns  GHz\n", "n", "grid", "body-ns",
-              "spread-ns", "last-data", "data", "ticket", "slots", "add");
+  std::printf("%6s %5s %8s %9s %9s | last block, cycles: %6s %7s %6s %6s | %9s %7s  %s\n", "n", "grid", "body-ns",
+              "spread-ns", "last-data", "data", "ticket", "slots", "add", "finish-ns", "re-read", "GHz");
   for (int k = 14; k <= 22; k += 2) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    std::vector<std::vector<double>> cols(9);
+    constexpr int kCols = 10;
+    std::vector<std::vector<double>> cols(kCols);
     std::vector<Stamps> host(grid);
     long long c[8] = {};
     for (int rep = 0; rep < 101; ++rep) {
@@ -1102,31 +1113,35 @@ std::vector<common::Record> phases_experiment(Experiment& e, common::L2Flusher& 
         last_start = std::max(last_start, st.start);
         last_data = std::max(last_data, st.data);
       }
-      const Stamps& lb = host.at(static_cast<std::size_t>(c[5]));
+      const Stamps& lb = host.at(static_cast<std::size_t>(c[6]));
       const double ghz = static_cast<double>(c[1] - c[0]) / static_cast<double>(lb.data - lb.start);
       cols[0].push_back(static_cast<double>(last_data - first_start));
       cols[1].push_back(static_cast<double>(last_start - first_start));
-      cols[2].push_back(lb.data == last_data ? 1.0 : 0.0);
-      for (int p = 0; p < 4; ++p) cols[3 + p].push_back(static_cast<double>(c[p + 1] - c[p]));
-      cols[7].push_back(static_cast<double>(c[4] - c[1]) / ghz);
-      cols[8].push_back(ghz);
+      cols[2].push_back(lb.data == last_data ? 100.0 : 0.0);
+      cols[3].push_back(static_cast<double>(c[1] - c[0]));  // data
+      cols[4].push_back(static_cast<double>(c[2] - c[1]));  // ticket
+      cols[5].push_back(static_cast<double>(c[4] - c[3]));  // slots
+      cols[6].push_back(static_cast<double>(c[5] - c[4]));  // add
+      cols[7].push_back(static_cast<double>(c[5] - c[1]) / ghz);
+      cols[8].push_back(static_cast<double>(c[7]));
+      cols[9].push_back(ghz);
     }
-    std::vector<double> m(9);
-    for (int j = 0; j < 9; ++j) {
+    std::vector<double> m(kCols);
+    for (int j = 0; j < kCols; ++j) {
       std::vector<double> v = cols[j];
       std::sort(v.begin(), v.end());
-      m[j] =
-          j == 2 ? 100.0 * std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : v[v.size() / 2];
+      const bool mean = j == 2 || j == 8;
+      m[j] = mean ? std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : v[v.size() / 2];
     }
-    std::printf("%6s %5u %8.0f %9.0f %8.0f%% | %26.0f %7.0f %6.0f %6.0f | %9.0f  %.2f\n",
-                common::format_count(n).c_str(), grid, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
+    std::printf("%6s %5u %8.0f %9.0f %8.0f%% | %26.0f %7.0f %6.0f %6.0f | %9.0f %7.2f  %.2f\n",
+                common::format_count(n).c_str(), grid, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]);
     std::fflush(stdout);
     records.push_back({common::number_field("n", static_cast<double>(n)), common::number_field("grid", grid),
                        common::number_field("body_ns", m[0]), common::number_field("start_spread_ns", m[1]),
                        common::number_field("last_data_pct", m[2]), common::number_field("data_cycles", m[3]),
                        common::number_field("ticket_cycles", m[4]), common::number_field("slots_cycles", m[5]),
                        common::number_field("add_cycles", m[6]), common::number_field("finish_ns", m[7]),
-                       common::number_field("sm_ghz", m[8])});
+                       common::number_field("rereads", m[8]), common::number_field("sm_ghz", m[9])});
   }
   return records;
 }
