@@ -178,10 +178,41 @@ __global__ void __launch_bounds__(kBlock) no_finish_sum(const float* __restrict_
   }
 }
 
-// ---- "lastblock": the finish's own memory after the L2 flush ----------------------------------
-// The flush before each timed launch also evicts the ticket and the slots. A slot written
-// with 8 bytes is then a partly written 32-byte sector in L2, and reading it back may cost
-// a trip to DRAM. These variants of stage 13's ticket kernel test that.
+// ---- "lastblock": pieces of stage 13's tagged ticket, shared by the variants below ---------
+
+__device__ __forceinline__ unsigned long long* slots_of(unsigned char* scratch) {
+  return reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+}
+
+// One block's {tag, value} word, stored device-wide (st.relaxed.gpu).
+__device__ __forceinline__ void store_slot(unsigned long long* slots, unsigned index, unsigned tag, float v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + index), "l"(g::tag_value(tag, v)) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long load_slot(const unsigned long long* slots, unsigned index) {
+  unsigned long long word = 0;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + index) : "memory");
+  return word;
+}
+
+// The ticket (at the start of the scratch) before this block's relaxed atomic add of one.
+__device__ __forceinline__ unsigned take_ticket(unsigned char* scratch) {
+  unsigned taken = 0;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(scratch) : "memory");
+  return taken;
+}
+
+// The last block's final writes: the result, the ticket back to zero, the tag for the
+// next launch.
+__device__ __forceinline__ void publish(float* out, float w, unsigned char* scratch, unsigned tag) {
+  *out = w;
+  *reinterpret_cast<unsigned*>(scratch) = 0;
+  *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+}
+
+// "prefetch", "sector", "touch", "hint256": the flush before each timed launch also
+// evicts the ticket and the slots. A slot written with 8 bytes is then a partly written
+// 32-byte sector in L2, and reading it back might cost a trip to DRAM. These test that.
 //   prefetch: thread 0 asks L2 for the ticket's sector and the block's slot at the start,
 //             while the data loads are in flight.
 //   sector:   each slot is a whole 32-byte sector, written at once by two lanes.
@@ -205,8 +236,7 @@ __global__ void __launch_bounds__(kBlock)
                       unsigned char* __restrict__ scratch) {
   const unsigned tag = g::read_launch_tag<float>(scratch);
   float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);  // 4 words per block
+  auto* slots = slots_of(scratch);  // 4 words per block
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
   if (threadIdx.x < 32) {
@@ -219,9 +249,7 @@ __global__ void __launch_bounds__(kBlock)
                    : "memory");
     __syncwarp();
     if (threadIdx.x == 0) {
-      unsigned taken = 0;
-      asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
-      is_last = taken == gridDim.x - 1;
+      is_last = take_ticket(scratch) == gridDim.x - 1;
       launch_tag = t;
     }
   }
@@ -232,16 +260,12 @@ __global__ void __launch_bounds__(kBlock)
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
     unsigned long long word = 0;
     do {
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + 4 * b) : "memory");
+      word = load_slot(slots, 4 * b);
     } while (static_cast<unsigned>(word >> 32) != expected);
     w += g::untag_value<float>(word);
   }
   w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) {
-    *out = w;
-    *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
-  }
+  if (threadIdx.x == 0) publish(out, w, scratch, expected);
 }
 
 // "hint": the prefetch kernel with the data loads asking L2 to fetch 256 bytes at a time
@@ -298,19 +322,28 @@ __device__ __forceinline__ float warp_collect(const unsigned long long* slots, u
     for (int j = 0; j < kBatch; ++j) {
       const unsigned b = b0 + 32 * j + lane;
       word[j] = 0;
-      if (b < grid) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word[j]) : "l"(slots + b) : "memory");
+      if (b < grid) word[j] = load_slot(slots, b);
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       const unsigned b = b0 + 32 * j + lane;
       if (b < grid) {
-        while (static_cast<unsigned>(word[j] >> 32) != expected)
-          asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word[j]) : "l"(slots + b) : "memory");
+        while (static_cast<unsigned>(word[j] >> 32) != expected) word[j] = load_slot(slots, b);
         w += g::untag_value<float>(word[j]);
       }
     }
   }
   return g::warp_reduce(w, g::Sum{});
+}
+
+// Warp 0 of a block, with the ticket its thread 0 took and the launch's tag: in the block
+// that took the last ticket, the warp adds the slots and writes the result.
+__device__ __forceinline__ void warp_finish(unsigned taken, unsigned tag, float* out, unsigned char* scratch) {
+  taken = __shfl_sync(0xffffffffu, taken, 0);
+  if (taken != gridDim.x - 1) return;
+  tag = __shfl_sync(0xffffffffu, tag, 0);
+  const float w = warp_collect(slots_of(scratch), gridDim.x, tag);
+  if (threadIdx.x == 0) publish(out, w, scratch, tag);
 }
 
 // "warp": stage 13's ticket, but only warp 0 of each block goes on after the block's own
@@ -319,25 +352,15 @@ template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     warp_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                     unsigned char* __restrict__ scratch) {
-  unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x >= 32) return;
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
   unsigned taken = 0;
   if (threadIdx.x == 0) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    store_slot(slots_of(scratch), blockIdx.x, tag, v);
+    taken = take_ticket(scratch);
   }
-  taken = __shfl_sync(0xffffffffu, taken, 0);
-  if (taken != gridDim.x - 1) return;
-  tag = __shfl_sync(0xffffffffu, tag, 0);
-  const float w = warp_collect(slots, gridDim.x, tag);
-  if (threadIdx.x == 0) {
-    *out = w;
-    *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
-  }
+  warp_finish(taken, tag, out, scratch);
 }
 
 // "last-start": the ticket is taken when a block starts, not when it ends. The block that
@@ -348,25 +371,13 @@ __global__ void __launch_bounds__(kBlock)
 template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock) last_start_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
                                                          float* __restrict__ out, unsigned char* __restrict__ scratch) {
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
   unsigned started = 0;
-  if (threadIdx.x == 0)
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(started) : "l"(ticket) : "memory");
-  unsigned tag = g::read_launch_tag<float>(scratch);
+  if (threadIdx.x == 0) started = take_ticket(scratch);
+  const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x >= 32) return;
-  if (threadIdx.x == 0)
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
-  started = __shfl_sync(0xffffffffu, started, 0);
-  if (started != gridDim.x - 1) return;
-  tag = __shfl_sync(0xffffffffu, tag, 0);
-  const float w = warp_collect(slots, gridDim.x, tag);
-  if (threadIdx.x == 0) {
-    *out = w;
-    *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
-  }
+  if (threadIdx.x == 0) store_slot(slots_of(scratch), blockIdx.x, tag, v);
+  warp_finish(started, tag, out, scratch);
 }
 
 // "speculate": every block's threads load the slots as soon as the block has taken its
@@ -379,18 +390,16 @@ __global__ void __launch_bounds__(kBlock)
                          unsigned char* __restrict__ scratch) {
   const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  auto* slots = slots_of(scratch);
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
   unsigned taken = 0;
   if (threadIdx.x == 0) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    store_slot(slots, blockIdx.x, tag, v);
+    taken = take_ticket(scratch);
   }
   unsigned long long first = 0;
-  if (threadIdx.x < gridDim.x)
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(first) : "l"(slots + threadIdx.x) : "memory");
+  if (threadIdx.x < gridDim.x) first = load_slot(slots, threadIdx.x);
   if (threadIdx.x == 0) {
     is_last = taken == gridDim.x - 1;
     launch_tag = tag;
@@ -401,17 +410,12 @@ __global__ void __launch_bounds__(kBlock)
   float w = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
     unsigned long long word = first;
-    if (b != threadIdx.x) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-    while (static_cast<unsigned>(word >> 32) != expected)
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    if (b != threadIdx.x) word = load_slot(slots, b);
+    while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
     w += g::untag_value<float>(word);
   }
   w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) {
-    *out = w;
-    *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
-  }
+  if (threadIdx.x == 0) publish(out, w, scratch, expected);
 }
 
 // "clusterC-ticket": two levels. The grid is cut into thread-block clusters of C blocks.
@@ -467,34 +471,28 @@ __global__ void __launch_bounds__(kBlock)
     return;
   }
 
-  auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  auto* slots = slots_of(scratch);
   const unsigned leaders = gridDim.x / kCluster;
   const unsigned expected = __shfl_sync(0xffffffffu, tag, 0);
   unsigned taken = 0;
   if (lane == 0) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x / kCluster),
-                 "l"(g::tag_value(expected, c))
-                 : "memory");
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    store_slot(slots, blockIdx.x / kCluster, expected, c);
+    taken = take_ticket(scratch);
   }
   unsigned long long first = 0;
-  if (lane < leaders) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(first) : "l"(slots + lane) : "memory");
+  if (lane < leaders) first = load_slot(slots, lane);
   taken = __shfl_sync(0xffffffffu, taken, 0);
   if (taken != leaders - 1) return;
   float w = 0.0f;
   for (unsigned b = lane; b < leaders; b += 32) {
     unsigned long long word = first;
-    if (b != lane) asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-    while (static_cast<unsigned>(word >> 32) != expected)
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    if (b != lane) word = load_slot(slots, b);
+    while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
     w += g::untag_value<float>(word);
   }
   w = g::warp_reduce(w, g::Sum{});
   if (lane == 0) {
-    *out = w;
-    *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
+    publish(out, w, scratch, expected);
   }
 #else
   __trap();
@@ -550,14 +548,14 @@ __global__ void __launch_bounds__(kBlock)
   const long long c1 = clock64();
   const unsigned long long g1 = global_ns();
   auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  auto* slots = slots_of(scratch);
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
     launch_tag = tag;
     unsigned taken = 0;
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    store_slot(slots, blockIdx.x, tag, v);
+    taken = take_ticket(scratch);
     is_last = taken == gridDim.x - 1;
   }
   __syncthreads();
@@ -575,7 +573,7 @@ __global__ void __launch_bounds__(kBlock)
     unsigned long long word = 0;
     unsigned reads = 0;
     do {
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+      word = load_slot(slots, b);
       ++reads;
     } while (static_cast<unsigned>(word >> 32) != expected);
     if (reads > 1) atomicAdd(&rereads, reads - 1);
@@ -604,15 +602,12 @@ __global__ void __launch_bounds__(kBlock)
   const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x == 0) {
-    auto* ticket = reinterpret_cast<unsigned*>(scratch);
-    auto* slots = reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(g::tag_value(tag, v)) : "memory");
+    auto* slots = slots_of(scratch);
+    store_slot(slots, blockIdx.x, tag, v);
     unsigned taken = 0;
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    taken = take_ticket(scratch);
     if (taken == gridDim.x - 1) {
-      *out = v;
-      *ticket = 0;
-      *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+      publish(out, v, scratch, tag);
     }
   }
 }
