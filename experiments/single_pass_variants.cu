@@ -210,6 +210,22 @@ __device__ __forceinline__ void publish(float* out, float w, unsigned char* scra
   *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
 }
 
+// The last block's threads add the slots in index order: thread t takes slots t,
+// t + kBlock, ... (word `stride * b` for slot b), reading each until it carries
+// `expected`, then the block adds the threads. `first` is what thread t has already read
+// of its own slot t, or 0 (never a launch's tag) to read it here.
+template <int kBlock>
+__device__ __forceinline__ float block_collect(const unsigned long long* slots, unsigned stride, unsigned expected,
+                                               unsigned long long first = 0) {
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    unsigned long long word = b == threadIdx.x ? first : 0;
+    while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, stride * b);
+    w += g::untag_value<float>(word);
+  }
+  return block_sum<kBlock>(w);
+}
+
 // "prefetch", "sector", "touch", "hint256": the flush before each timed launch also
 // evicts the ticket and the slots. A slot written with 8 bytes is then a partly written
 // 32-byte sector in L2, and reading it back might cost a trip to DRAM. These test that.
@@ -255,17 +271,8 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   if (!is_last) return;
-  const unsigned expected = launch_tag;
-  float w = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-    unsigned long long word = 0;
-    do {
-      word = load_slot(slots, 4 * b);
-    } while (static_cast<unsigned>(word >> 32) != expected);
-    w += g::untag_value<float>(word);
-  }
-  w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) publish(out, w, scratch, expected);
+  const float w = block_collect<kBlock>(slots, 4, launch_tag);
+  if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
 }
 
 // "hint": the prefetch kernel with the data loads asking L2 to fetch 256 bytes at a time
@@ -406,16 +413,8 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   if (!is_last) return;
-  const unsigned expected = launch_tag;
-  float w = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-    unsigned long long word = first;
-    if (b != threadIdx.x) word = load_slot(slots, b);
-    while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
-    w += g::untag_value<float>(word);
-  }
-  w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) publish(out, w, scratch, expected);
+  const float w = block_collect<kBlock>(slots, 1, launch_tag, first);
+  if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
 }
 
 // "clusterC-ticket": two levels. The grid is cut into thread-block clusters of C blocks.
@@ -697,11 +696,6 @@ __global__ void __launch_bounds__(kBlock) bulk_sum(const float* __restrict__ in,
 // Only what decides the speed is kept: full tiles (n a multiple of the tile), aligned
 // input, tile sums stored, and the last block adding them (in index order here).
 
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-
 template <int kThreads, int kTile>  // kThreads lanes (one warp or a team) sum one tile
 __device__ __forceinline__ float tile_lane_sum(const float* tile, unsigned rank) {
   constexpr int kPerThread = kTile / 4 / kThreads;
@@ -720,7 +714,7 @@ __device__ __forceinline__ float tile_lane_sum(const float* tile, unsigned rank)
       aw += v[b].w;
     }
   }
-  return warp_sum((ax + ay) + (az + aw));
+  return g::warp_reduce((ax + ay) + (az + aw), g::Sum{});
 }
 
 __device__ void finish_tiles(const float* tile_sums, std::size_t tiles, unsigned* ticket, float* out) {
@@ -939,6 +933,18 @@ void stage13_and_ticket(Experiment& e, const std::string& mode, const g::Workspa
   });
 }
 
+// The no-finish diagnostic on the ticket path's grid and chunks (a wrong sum on purpose).
+void measure_no_finish(Experiment& e, const std::string& mode, unsigned grid, std::size_t chunk) {
+  const std::size_t n = e.n();
+  e.measure(
+      mode, "no-finish", 512, grid,
+      [&] {
+        no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
+        CUDA_CHECK_LAUNCH();
+      },
+      true);
+}
+
 void finish_experiment(Experiment& e) {
   const int sms = e.device().sm_count;
   g::Workspace ws;
@@ -978,13 +984,7 @@ void finish_experiment(Experiment& e) {
       if (most >= 8) run_cluster(e, 8);
       if (most >= 16) run_cluster(e, 16);
     }
-    e.measure(
-        "finish", "no-finish", 512, grid,
-        [&] {
-          no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
-          CUDA_CHECK_LAUNCH();
-        },
-        true);
+    measure_no_finish(e, "finish", grid, chunk);
   }
 }
 
@@ -1055,13 +1055,7 @@ void lastblock_experiment(Experiment& e) {
     run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
     run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
     run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
-    e.measure(
-        "lastblock", "no-finish", 512, grid,
-        [&] {
-          no_finish_sum<512, g::kDefaultUnroll><<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.partials());
-          CUDA_CHECK_LAUNCH();
-        },
-        true);
+    measure_no_finish(e, "lastblock", grid, chunk);
   }
 }
 
