@@ -36,6 +36,16 @@
 //                       for the slots (its warp 0), nobody waits for an atomic
 //         store-atomic  DIAGNOSTIC, wrong sum: the store and the ticket, no slot read
 //         no-finish     DIAGNOSTIC, as in finish
+//   build/experiments/single_pass_variants critical [--csv FILE]
+//       n = 2^14 .. 2^22: shorter paths from the last block's data to the result,
+//       beside stage13 and ticket (each on its own zeroed scratch).
+//         tree          the ticket kernel with both block sums on the last block's path
+//                       done with one barrier and one round of shuffles (tree_sum)
+//         poll-start    the ticket taken at the start; blocks store their slot and
+//                       leave; the last block to start has all its threads read their
+//                       slot at once until it carries the tag, then adds (block_sum)
+//         poll-start-tree  the same with tree_sum
+//         no-finish     DIAGNOSTIC, as in finish
 //   build/experiments/single_pass_variants phases [--csv FILE]
 //       n = 2^14 .. 2^22, DIAGNOSTIC: the ticket kernel with clocks (global timer and
 //       SM cycles) read inside it: how long the last block takes to get its ticket,
@@ -214,16 +224,23 @@ __device__ __forceinline__ void publish(float* out, float w, unsigned char* scra
 // t + kBlock, ... (word `stride * b` for slot b), reading each until it carries
 // `expected`, then the block adds the threads. `first` is what thread t has already read
 // of its own slot t, or 0 (never a launch's tag) to read it here.
+// thread_collect is the part before the block's add: thread t's own slots, in order.
 template <int kBlock>
-__device__ __forceinline__ float block_collect(const unsigned long long* slots, unsigned stride, unsigned expected,
-                                               unsigned long long first = 0) {
+__device__ __forceinline__ float thread_collect(const unsigned long long* slots, unsigned stride, unsigned expected,
+                                                unsigned long long first = 0) {
   float w = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
     unsigned long long word = b == threadIdx.x ? first : 0;
     while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, stride * b);
     w += g::untag_value<float>(word);
   }
-  return block_sum<kBlock>(w);
+  return w;
+}
+
+template <int kBlock>
+__device__ __forceinline__ float block_collect(const unsigned long long* slots, unsigned stride, unsigned expected,
+                                               unsigned long long first = 0) {
+  return block_sum<kBlock>(thread_collect<kBlock>(slots, stride, expected, first));
 }
 
 // "prefetch", "sector", "touch", "hint256": the flush before each timed launch also
@@ -519,6 +536,109 @@ __global__ void __launch_bounds__(kBlock)
   // know: the loads above stay.
   if (threadIdx.x == 0 && ticket_seen >= 0x80000000u && seen == ~0ull) v = -v;
   g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+}
+
+// ---- "critical": shorter paths from the last block's data to the result -----------------------
+
+// A block sum with one barrier and one round of shuffles instead of two: every thread
+// puts its value in shared memory, then warp 0 alone adds them. Lane l takes the float4s
+// l, l + 32, ... of the array (conflict-free 16-byte reads), adds each float4 and then
+// those sums pairwise, and five shuffles add the lanes. A fixed order, as block_sum's.
+// Thread 0 gets the block's value.
+template <int kBlock>
+__device__ __forceinline__ float tree_sum(float v) {
+  static_assert(kBlock % 128 == 0 && kBlock <= 1024, "tree_sum takes blocks of 128 to 1024 threads in steps of 128");
+  constexpr int kVectors = kBlock / 128;  // float4s per lane
+  __shared__ __align__(16) float values[kBlock];
+  values[threadIdx.x] = v;
+  __syncthreads();
+  float w = 0.0f;
+  if (threadIdx.x < 32) {
+    const float4* vectors = reinterpret_cast<const float4*>(values);
+    float s[kVectors];
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      const float4 q = vectors[j * 32 + threadIdx.x];
+      s[j] = (q.x + q.y) + (q.z + q.w);
+    }
+#pragma unroll
+    for (int width = 1; width < kVectors; width *= 2)
+#pragma unroll
+      for (int j = 0; j + width < kVectors; j += 2 * width) s[j] += s[j + width];
+    w = g::warp_reduce(s[0], g::Sum{});
+  }
+  return w;
+}
+
+// "tree": stage 13's ticket kernel with tree_sum for both of the block sums on the last
+// block's path (its own, and the slots').
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    tree_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                    unsigned char* __restrict__ scratch) {
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v = tree_sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
+  auto* slots = slots_of(scratch);
+  __shared__ bool is_last;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x == 0) {
+    store_slot(slots, blockIdx.x, tag, v);
+    is_last = take_ticket(scratch) == gridDim.x - 1;
+    launch_tag = tag;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  const float w = tree_sum<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag));
+  if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
+}
+
+// "poll-start" and "poll-start-tree": the ticket is taken when a block starts (as in
+// last-start), so no block waits for an atomic at its end: a block stores its tagged
+// slot and leaves. The block that took the last ticket knows that every other block is
+// running, so it may wait for them: after its own sum, each of its threads reads its own
+// slot until the slot carries the tag, all threads at once, and the block adds them
+// (block_sum, or tree_sum for poll-start-tree).
+template <int kBlock, int kUnroll, bool kTree>
+__global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
+                                                         float* __restrict__ out, unsigned char* __restrict__ scratch) {
+  const auto add = [](float x) {
+    if constexpr (kTree)
+      return tree_sum<kBlock>(x);
+    else
+      return block_sum<kBlock>(x);
+  };
+  unsigned started = 0;
+  if (threadIdx.x == 0) started = take_ticket(scratch);
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float mine = g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{});
+  __shared__ bool collects;
+  __shared__ unsigned launch_tag;
+  __shared__ float own;
+  if (threadIdx.x == 0) {  // seen by every thread after the barrier inside add()
+    collects = started == gridDim.x - 1;
+    launch_tag = tag;
+  }
+  const float v = add(mine);
+  auto* slots = slots_of(scratch);
+  if (!collects) {
+    if (threadIdx.x == 0) store_slot(slots, blockIdx.x, tag, v);
+    return;
+  }
+  if (threadIdx.x == 0) own = v;
+  __syncthreads();
+  const unsigned expected = launch_tag;
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    if (b == blockIdx.x) {
+      w += own;
+      continue;
+    }
+    unsigned long long word = load_slot(slots, b);
+    while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
+    w += g::untag_value<float>(word);
+  }
+  w = add(w);
+  if (threadIdx.x == 0) publish(out, w, scratch, expected);
 }
 
 // "phases": stage 13's ticket kernel with clocks read along the way, to see where the
@@ -1059,6 +1179,32 @@ void lastblock_experiment(Experiment& e) {
   }
 }
 
+// Stage 13's ticket kernel beside the critical-path designs, each on its own zeroed
+// scratch, on the ticket path's grid.
+void critical_experiment(Experiment& e) {
+  const int sms = e.device().sm_count;
+  g::Workspace ws;
+  common::DeviceBuffer<unsigned char> own(1 << 20);
+  for (int k = 14; k <= 22; ++k) {
+    const std::size_t n = std::size_t{1} << k;
+    e.set_n(n);
+    stage13_and_ticket(e, "critical", ws);
+    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
+    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+    const auto run = [&](const std::string& design, auto kernel) {
+      CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
+      e.measure("critical", design, 512, grid, [&] {
+        kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get());
+        CUDA_CHECK_LAUNCH();
+      });
+    };
+    run("tree", tree_ticket_sum<512, g::kDefaultUnroll>);
+    run("poll-start", poll_start_sum<512, g::kDefaultUnroll, false>);
+    run("poll-start-tree", poll_start_sum<512, g::kDefaultUnroll, true>);
+    measure_no_finish(e, "critical", grid, chunk);
+  }
+}
+
 // Runs the instrumented kernel 101 times at each n (L2 flushed before each, as when
 // timing) and prints the median of each phase. Diagnostic: not timed against CUB.
 //   body-ns    first block's start to the last block's own sum (global timer)
@@ -1252,11 +1398,13 @@ void tiles_experiment(Experiment& e) {
 
 int main(int argc, char** argv) {
   const std::string usage =
-      "usage: single_pass_variants finish|lastblock|phases|bulk|shapes|tiles [--csv FILE]\n"
+      "usage: single_pass_variants finish|lastblock|critical|phases|bulk|shapes|tiles [--csv FILE]\n"
       "  finish  n = 2^14..2^22: stage13, ticket, fence, acqrel, flag, cluster8/16, no-finish (diagnostic)\n"
       "  lastblock n = 2^14..2^22: other ways for the ticket kernel's last block to get the partials:\n"
       "          prefetch, sector, touch, speculate, clusterC-ticket, hint256, warp, last-start,\n"
       "          store-atomic (diagnostic)\n"
+      "  critical n = 2^14..2^22: shorter paths from the last block's data to the result:\n"
+      "          tree, poll-start, poll-start-tree, no-finish (diagnostic)\n"
       "  phases  n = 2^14..2^22 (diagnostic): where the ticket kernel's finish spends its time, from clocks\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
@@ -1272,21 +1420,24 @@ int main(int argc, char** argv) {
       }
       if (a == "--csv" && i + 1 < argc) {
         csv = argv[++i];
-      } else if (mode.empty() &&
-                 (a == "finish" || a == "lastblock" || a == "phases" || a == "tiles" || a == "bulk" || a == "shapes")) {
+      } else if (mode.empty() && (a == "finish" || a == "lastblock" || a == "critical" || a == "phases" ||
+                                  a == "tiles" || a == "bulk" || a == "shapes")) {
         mode = a;
       } else {
-        throw common::UsageError("unexpected argument '" + a +
-                                 "': name one experiment: finish, lastblock, phases, bulk, shapes or tiles (--help).");
+        throw common::UsageError(
+            "unexpected argument '" + a +
+            "': name one experiment: finish, lastblock, critical, phases, bulk, shapes or tiles (--help).");
       }
     }
     if (mode.empty())
-      throw common::UsageError("name an experiment: finish, lastblock, phases, bulk, shapes or tiles (--help).");
+      throw common::UsageError(
+          "name an experiment: finish, lastblock, critical, phases, bulk, shapes or tiles (--help).");
     if (!csv.empty()) common::require_writable(csv, "--csv");
     const common::DeviceInfo device = common::query_device(0);  // NoDeviceError without a GPU
-    const std::size_t max_n = mode == "finish" || mode == "lastblock" || mode == "phases" ? std::size_t{1} << 22
-                              : mode == "bulk" || mode == "shapes"                        ? std::size_t{1} << 24
-                                                                                          : std::size_t{1} << 30;
+    const std::size_t max_n = mode == "finish" || mode == "lastblock" || mode == "critical" || mode == "phases"
+                                  ? std::size_t{1} << 22
+                              : mode == "bulk" || mode == "shapes" ? std::size_t{1} << 24
+                                                                   : std::size_t{1} << 30;
     Experiment e(device, max_n);
     if (mode == "phases") {
       std::printf("phases on %s (commit %s); medians of 101 launches, L2 flushed (read) before each\n",
@@ -1302,6 +1453,8 @@ int main(int argc, char** argv) {
       finish_experiment(e);
     else if (mode == "lastblock")
       lastblock_experiment(e);
+    else if (mode == "critical")
+      critical_experiment(e);
     else if (mode == "phases") {
       common::L2Flusher flusher(device.l2_bytes);
       phase_records = phases_experiment(e, flusher);

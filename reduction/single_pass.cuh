@@ -216,11 +216,11 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) *out = v;
 }
 
-// Steps 1 and 2 for one block: its `chunk` vectors (a multiple of kBlock, computed on
-// the host so that the kernel does no 64-bit division), its share of the scalar head
-// and tail, and the block's combine. Thread 0 returns the block's value.
+// Step 1 for one thread: its share of the block's `chunk` vectors (a multiple of kBlock,
+// computed on the host so that the kernel does no 64-bit division) and of the scalar
+// head and tail. Every thread returns its own value.
 template <typename T, typename Op, int kBlock, int kUnroll>
-__device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::size_t n, std::size_t chunk, Op op) {
+__device__ __forceinline__ T thread_chunk_reduce(const T* __restrict__ in, std::size_t n, std::size_t chunk, Op op) {
   using P = Pack<T>;
   constexpr int kWidth = P::kCount;
   const Split<T> split(in, n);
@@ -270,7 +270,14 @@ __device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::s
   T v = acc[0];
 #pragma unroll
   for (int u = 1; u < kUnroll; ++u) v = op(v, acc[u]);
-  return block_reduce<kBlock>(v, op);
+  return v;
+}
+
+// Steps 1 and 2 for one block: the threads' values, then the block's combine. Thread 0
+// returns the block's value.
+template <typename T, typename Op, int kBlock, int kUnroll>
+__device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::size_t n, std::size_t chunk, Op op) {
+  return block_reduce<kBlock>(thread_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op), op);
 }
 
 // Where the ticket path keeps its state, inside the caller's scratch (scratch_bytes):
