@@ -39,12 +39,14 @@
 //   build/experiments/single_pass_variants critical [--csv FILE]
 //       n = 2^14 .. 2^22: shorter paths from the last block's data to the result,
 //       beside stage13 and ticket (each on its own zeroed scratch).
-//         tree          the ticket kernel with both block sums on the last block's path
-//                       done with one barrier and one round of shuffles (tree_sum)
+//         shuffle       the ticket kernel with the block sum stage 13 had before
+//                       block_reduce_one_round (two rounds of shuffles), for both sums
+//         no-shuffle    block_reduce_one_round without its shuffles: the lanes' sums
+//                       also go through shared memory
 //         poll-start    the ticket taken at the start; blocks store their slot and
 //                       leave; the last block to start has all its threads read their
-//                       slot at once until it carries the tag, then adds (block_sum)
-//         poll-start-tree  the same with tree_sum
+//                       slot at once until it carries the tag, then adds
+//         u8-2x512      the ticket kernel with 8 loads in flight, 2 blocks of 512 per SM
 //         no-finish     DIAGNOSTIC, as in finish
 //   build/experiments/single_pass_variants phases [--csv FILE]
 //       n = 2^14 .. 2^22, DIAGNOSTIC: the ticket kernel with clocks (global timer and
@@ -95,11 +97,11 @@ namespace {
 
 namespace g = reduction::generic;
 
-// ---- block sum (float, the same shuffle tree as the stages) ------------------------------
+// ---- block sum (float, the same tree as the stages) -------------------------------------
 
 template <int kBlock>
 __device__ __forceinline__ float block_sum(float v) {
-  return g::block_reduce<kBlock>(v, g::Sum{});
+  return g::block_reduce_one_round<kBlock>(v, g::Sum{});
 }
 
 // Steps 1-2 of stage 13 for one block (reduction/single_pass.cuh): its chunk of float4s
@@ -540,44 +542,17 @@ __global__ void __launch_bounds__(kBlock)
 
 // ---- "critical": shorter paths from the last block's data to the result -----------------------
 
-// A block sum with one barrier and one round of shuffles instead of two: every thread
-// puts its value in shared memory, then warp 0 alone adds them. Lane l takes the float4s
-// l, l + 32, ... of the array (conflict-free 16-byte reads), adds each float4 and then
-// those sums pairwise, and five shuffles add the lanes. A fixed order, as block_sum's.
-// Thread 0 gets the block's value.
-template <int kBlock>
-__device__ __forceinline__ float tree_sum(float v) {
-  static_assert(kBlock % 128 == 0 && kBlock <= 1024, "tree_sum takes blocks of 128 to 1024 threads in steps of 128");
-  constexpr int kVectors = kBlock / 128;  // float4s per lane
-  __shared__ __align__(16) float values[kBlock];
-  values[threadIdx.x] = v;
-  __syncthreads();
-  float w = 0.0f;
-  if (threadIdx.x < 32) {
-    const float4* vectors = reinterpret_cast<const float4*>(values);
-    float s[kVectors];
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-      const float4 q = vectors[j * 32 + threadIdx.x];
-      s[j] = (q.x + q.y) + (q.z + q.w);
-    }
-#pragma unroll
-    for (int width = 1; width < kVectors; width *= 2)
-#pragma unroll
-      for (int j = 0; j + width < kVectors; j += 2 * width) s[j] += s[j + width];
-    w = g::warp_reduce(s[0], g::Sum{});
-  }
-  return w;
-}
-
-// "tree": stage 13's ticket kernel with tree_sum for both of the block sums on the last
-// block's path (its own, and the slots').
+// "shuffle": stage 13's ticket kernel with the block sum it had before
+// block_reduce_one_round, for both of the sums on the last block's path (its own, and
+// the slots'): shuffles in every warp, one value per warp through shared memory, then
+// shuffles again in warp 0 (g::block_reduce).
 template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
-    tree_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-                    unsigned char* __restrict__ scratch) {
+    shuffle_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                       unsigned char* __restrict__ scratch) {
   const unsigned tag = g::read_launch_tag<float>(scratch);
-  const float v = tree_sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
+  const float v =
+      g::block_reduce<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}), g::Sum{});
   auto* slots = slots_of(scratch);
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
@@ -588,25 +563,77 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   if (!is_last) return;
-  const float w = tree_sum<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag));
+  const float w = g::block_reduce<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag), g::Sum{});
   if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
 }
 
-// "poll-start" and "poll-start-tree": the ticket is taken when a block starts (as in
-// last-start), so no block waits for an atomic at its end: a block stores its tagged
-// slot and leaves. The block that took the last ticket knows that every other block is
-// running, so it may wait for them: after its own sum, each of its threads reads its own
-// slot until the slot carries the tag, all threads at once, and the block adds them
-// (block_sum, or tree_sum for poll-start-tree).
-template <int kBlock, int kUnroll, bool kTree>
+// "no-shuffle": as block_reduce_one_round, but the 32 lanes' sums also go through shared
+// memory (lane 0 reads them as eight float4s and adds them pairwise) instead of five
+// shuffles. Used for both sums of the ticket kernel.
+template <int kBlock>
+__device__ __forceinline__ float no_shuffle_sum(float v) {
+  static_assert(kBlock % 128 == 0 && kBlock <= 1024, "blocks of 128 to 1024 threads in steps of 128");
+  constexpr int kVectors = kBlock / 128;  // float4s per lane
+  __shared__ __align__(16) float values[kBlock];
+  __shared__ __align__(16) float lanes[32];
+  values[threadIdx.x] = v;
+  __syncthreads();
+  float w = 0.0f;
+  if (threadIdx.x < 32) {
+    float s[kVectors];
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      const float4 q = reinterpret_cast<const float4*>(values)[j * 32 + threadIdx.x];
+      s[j] = (q.x + q.y) + (q.z + q.w);
+    }
+#pragma unroll
+    for (int width = 1; width < kVectors; width *= 2)
+#pragma unroll
+      for (int j = 0; j + width < kVectors; j += 2 * width) s[j] += s[j + width];
+    lanes[threadIdx.x] = s[0];
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      float t[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float4 q = reinterpret_cast<const float4*>(lanes)[j];
+        t[j] = (q.x + q.y) + (q.z + q.w);
+      }
+      w = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+    }
+  }
+  return w;
+}
+
+template <int kBlock, int kUnroll>
+__global__ void __launch_bounds__(kBlock)
+    no_shuffle_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                          unsigned char* __restrict__ scratch) {
+  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const float v =
+      no_shuffle_sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
+  auto* slots = slots_of(scratch);
+  __shared__ bool is_last;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x == 0) {
+    store_slot(slots, blockIdx.x, tag, v);
+    is_last = take_ticket(scratch) == gridDim.x - 1;
+    launch_tag = tag;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  const float w = no_shuffle_sum<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag));
+  if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
+}
+
+// "poll-start": the ticket is taken when a block starts (as in last-start), so no block
+// waits for an atomic at its end: a block stores its tagged slot and leaves. The block
+// that took the last ticket knows that every other block is running, so it may wait for
+// them: after its own sum, each of its threads reads its own slot until the slot
+// carries the tag, all threads at once, and the block adds them.
+template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
                                                          float* __restrict__ out, unsigned char* __restrict__ scratch) {
-  const auto add = [](float x) {
-    if constexpr (kTree)
-      return tree_sum<kBlock>(x);
-    else
-      return block_sum<kBlock>(x);
-  };
   unsigned started = 0;
   if (threadIdx.x == 0) started = take_ticket(scratch);
   const unsigned tag = g::read_launch_tag<float>(scratch);
@@ -614,11 +641,11 @@ __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict
   __shared__ bool collects;
   __shared__ unsigned launch_tag;
   __shared__ float own;
-  if (threadIdx.x == 0) {  // seen by every thread after the barrier inside add()
+  if (threadIdx.x == 0) {  // seen by every thread after the barrier inside block_sum
     collects = started == gridDim.x - 1;
     launch_tag = tag;
   }
-  const float v = add(mine);
+  const float v = block_sum<kBlock>(mine);
   auto* slots = slots_of(scratch);
   if (!collects) {
     if (threadIdx.x == 0) store_slot(slots, blockIdx.x, tag, v);
@@ -637,7 +664,7 @@ __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict
     while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
     w += g::untag_value<float>(word);
   }
-  w = add(w);
+  w = block_sum<kBlock>(w);
   if (threadIdx.x == 0) publish(out, w, scratch, expected);
 }
 
@@ -1179,6 +1206,26 @@ void lastblock_experiment(Experiment& e) {
   }
 }
 
+// "u8-2x512": stage 13's ticket kernel with eight loads in flight per thread instead of
+// four, which fits two blocks of 512 per SM instead of three (so a smaller grid, and one
+// round of loads for a thread that has five to eight vectors).
+void run_u8(Experiment& e, unsigned char* scratch) {
+  const auto kernel = g::single_pass_kernel<float, g::Sum, 512, 8>;
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 512, 0));
+  const std::size_t n = e.n();
+  const std::size_t per_block = std::size_t{512} * g::kMinPacksPerThread * 4;
+  const std::size_t useful = std::max<std::size_t>(1, (n + per_block - 1) / per_block);
+  const auto grid = static_cast<unsigned>(
+      std::min<std::size_t>(useful, static_cast<std::size_t>(std::min(resident, 2)) * e.device().sm_count));
+  const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
+  CUDA_CHECK(cudaMemset(scratch, 0, 4096));
+  e.measure("critical", "u8-2x512", 512, grid, [&e, kernel, grid, n, chunk, scratch] {
+    kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), scratch, g::Sum{});
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
 // Stage 13's ticket kernel beside the critical-path designs, each on its own zeroed
 // scratch, on the ticket path's grid.
 void critical_experiment(Experiment& e) {
@@ -1198,9 +1245,10 @@ void critical_experiment(Experiment& e) {
         CUDA_CHECK_LAUNCH();
       });
     };
-    run("tree", tree_ticket_sum<512, g::kDefaultUnroll>);
-    run("poll-start", poll_start_sum<512, g::kDefaultUnroll, false>);
-    run("poll-start-tree", poll_start_sum<512, g::kDefaultUnroll, true>);
+    run("shuffle", shuffle_ticket_sum<512, g::kDefaultUnroll>);
+    run("no-shuffle", no_shuffle_ticket_sum<512, g::kDefaultUnroll>);
+    run("poll-start", poll_start_sum<512, g::kDefaultUnroll>);
+    run_u8(e, own.get());
     measure_no_finish(e, "critical", grid, chunk);
   }
 }
@@ -1404,7 +1452,7 @@ int main(int argc, char** argv) {
       "          prefetch, sector, touch, speculate, clusterC-ticket, hint256, warp, last-start,\n"
       "          store-atomic (diagnostic)\n"
       "  critical n = 2^14..2^22: shorter paths from the last block's data to the result:\n"
-      "          tree, poll-start, poll-start-tree, no-finish (diagnostic)\n"
+      "          shuffle, no-shuffle, poll-start, u8-2x512, no-finish (diagnostic)\n"
       "  phases  n = 2^14..2^22 (diagnostic): where the ticket kernel's finish spends its time, from clocks\n"
       "  bulk    n = 2^14..2^24: bulk copies (TMA) into shared memory, against the ticket (Hopper only)\n"
       "  shapes  n = 2^16..2^24: the ticket kernel with other blocks, loads in flight and grids\n"
