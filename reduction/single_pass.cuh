@@ -171,10 +171,12 @@ __device__ __forceinline__ T block_reduce(T v, Op op) {
 // two: every thread puts its value in shared memory, then warp 0 alone adds them. Lane
 // l takes the values l, l + 32, l + 64, ... (read as 16-byte vectors where a lane has
 // whole vectors, which keeps the reads free of bank conflicts), adds them pairwise, and
-// five shuffles add the lanes. On the H200 this took 0.1 to 0.4 us off stage 13 at
-// 2^19 to 2^22 elements, where both of the last block's sums are on the critical path
-// (experiments/single_pass_variants.cu, "critical"). The order is fixed, so the result
-// is as deterministic as block_reduce's, and just as deep: log2(kBlock) operations.
+// five shuffles add the lanes. The last block of the ticket path has two block sums
+// between its data and the result (its own, and the partials'), so this shortens the
+// critical path; chapter 12 and the "critical" experiment
+// (experiments/single_pass_variants.cu) have the measured difference. The order is
+// fixed, so the result is as deterministic as block_reduce's, and just as deep:
+// log2(kBlock) operations.
 template <int kBlock, typename T, typename Op>
 __device__ __forceinline__ T block_reduce_one_round(T v, Op op) {
   static_assert(kBlock % 32 == 0 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0,
