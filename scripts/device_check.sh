@@ -5,9 +5,10 @@
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES, PROFILE_N (default 2^24), EXPERIMENTS (default "finish lastblock phases bulk shapes
-# tiles"), and CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/
-# folder in the repository is used automatically).
+# SWEEP_STAGES (default 12,13,14,cub), PROFILE_N (default 2^24), EXPERIMENTS (default
+# "finish lastblock critical phases bulk shapes tiles"), and CMAKE_PREFIX_PATH if
+# Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
+# automatically).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${OUT:-results/h200}
@@ -41,7 +42,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     sweep)
-      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-cub}" \
+      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-12,13,14,cub}" \
         --csv "$OUT/sweep.csv" 2>&1 | tee "$OUT/sweep.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
@@ -69,7 +70,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     experiments)
-      for e in ${EXPERIMENTS:-finish lastblock phases bulk shapes tiles}; do
+      for e in ${EXPERIMENTS:-finish lastblock critical phases bulk shapes tiles}; do
         "$BUILD_DIR/experiments/single_pass_variants" "$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
