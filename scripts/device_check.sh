@@ -5,7 +5,7 @@
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES (default 12,13,14,cub), PROFILE_N (default 2^24), EXPERIMENTS (default
+# SWEEP_STAGES (default 12,13,14,15,cub), PROFILE_N (default 2^24), EXPERIMENTS (default
 # "finish lastblock critical phases bulk shapes tiles"), and CMAKE_PREFIX_PATH if
 # Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
 # automatically).
@@ -42,7 +42,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     sweep)
-      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-12,13,14,cub}" \
+      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-12,13,14,15,cub}" \
         --csv "$OUT/sweep.csv" 2>&1 | tee "$OUT/sweep.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
