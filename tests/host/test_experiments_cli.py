@@ -18,7 +18,7 @@ def run(args):
 
 
 rc, out, err = run(["--help"])
-if rc != 0 or any(mode not in out for mode in ("finish", "lastblock", "phases", "bulk", "shapes", "tiles")):
+if rc != 0 or any(mode not in out for mode in ("finish", "lastblock", "critical", "phases", "bulk", "shapes", "tiles")):
     failures.append(f"--help: exit {rc}, output {out!r}")
 for args, needle in [
     ([], "name an experiment"),
@@ -26,6 +26,7 @@ for args, needle in [
     (["finish", "tiles"], "unexpected argument 'tiles'"),
     (["bulk", "shapes"], "unexpected argument 'shapes'"),
     (["lastblock", "phases"], "unexpected argument 'phases'"),
+    (["critical", "finish"], "unexpected argument 'finish'"),
     (["finish", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir/x.csv"),
 ]:
     rc, out, err = run(args)
@@ -34,5 +35,5 @@ for args, needle in [
 
 for f in failures:
     print("FAIL:", f)
-print(f"{7 - len(failures)} passed, {len(failures)} failed")
+print(f"{8 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
