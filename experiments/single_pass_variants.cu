@@ -542,34 +542,8 @@ __global__ void __launch_bounds__(kBlock)
 
 // ---- "critical": shorter paths from the last block's data to the result -----------------------
 
-// "shuffle": stage 13's ticket kernel with the block sum it had before
-// block_reduce_one_round, for both of the sums on the last block's path (its own, and
-// the slots'): shuffles in every warp, one value per warp through shared memory, then
-// shuffles again in warp 0 (g::block_reduce).
-template <int kBlock, int kUnroll>
-__global__ void __launch_bounds__(kBlock)
-    shuffle_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-                       unsigned char* __restrict__ scratch) {
-  const unsigned tag = g::read_launch_tag<float>(scratch);
-  const float v =
-      g::block_reduce<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}), g::Sum{});
-  auto* slots = slots_of(scratch);
-  __shared__ bool is_last;
-  __shared__ unsigned launch_tag;
-  if (threadIdx.x == 0) {
-    store_slot(slots, blockIdx.x, tag, v);
-    is_last = take_ticket(scratch) == gridDim.x - 1;
-    launch_tag = tag;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  const float w = g::block_reduce<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag), g::Sum{});
-  if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
-}
-
-// "no-shuffle": as block_reduce_one_round, but the 32 lanes' sums also go through shared
-// memory (lane 0 reads them as eight float4s and adds them pairwise) instead of five
-// shuffles. Used for both sums of the ticket kernel.
+// As block_reduce_one_round, but the 32 lanes' sums also go through shared memory (lane
+// 0 reads them as eight float4s and adds them pairwise) instead of five shuffles.
 template <int kBlock>
 __device__ __forceinline__ float no_shuffle_sum(float v) {
   static_assert(kBlock % 128 == 0 && kBlock <= 1024, "blocks of 128 to 1024 threads in steps of 128");
@@ -605,13 +579,32 @@ __device__ __forceinline__ float no_shuffle_sum(float v) {
   return w;
 }
 
-template <int kBlock, int kUnroll>
+// The two block sums compared with block_reduce_one_round, as types for other_sum_ticket.
+//   TwoRounds ("shuffle"): the block sum stage 13 had before, shuffles in every warp, one
+//     value per warp through shared memory, shuffles again in warp 0 (g::block_reduce).
+//   NoShuffle ("no-shuffle"): no_shuffle_sum above.
+struct TwoRounds {
+  template <int kBlock>
+  __device__ static float sum(float v) {
+    return g::block_reduce<kBlock>(v, g::Sum{});
+  }
+};
+struct NoShuffle {
+  template <int kBlock>
+  __device__ static float sum(float v) {
+    return no_shuffle_sum<kBlock>(v);
+  }
+};
+
+// Stage 13's ticket kernel with another block sum for both of the sums on the last
+// block's path (its own, and the slots').
+template <int kBlock, int kUnroll, typename Tree>
 __global__ void __launch_bounds__(kBlock)
-    no_shuffle_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
-                          unsigned char* __restrict__ scratch) {
+    other_sum_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
   const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v =
-      no_shuffle_sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
+      Tree::template sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
   auto* slots = slots_of(scratch);
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
@@ -622,7 +615,7 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   if (!is_last) return;
-  const float w = no_shuffle_sum<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag));
+  const float w = Tree::template sum<kBlock>(thread_collect<kBlock>(slots, 1, launch_tag));
   if (threadIdx.x == 0) publish(out, w, scratch, launch_tag);
 }
 
@@ -1167,43 +1160,53 @@ void run_cluster_ticket(Experiment& e, unsigned char* scratch, unsigned ticket_g
             [&] { CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, e.in(), n, chunk, e.out(), scratch)); });
 }
 
-// Stage 13's ticket kernel and the variants above on the ticket path's grid, each on a
-// scratch area of its own (zeroed once, as the stage's workspace is).
-void lastblock_experiment(Experiment& e) {
+// The loop of the lastblock and critical experiments: at n = 2^14 .. 2^22, stage 13 and
+// its ticket kernel, then body(grid, chunk, scratch, run) on the ticket path's grid.
+// run(design, kernel, diagnostic) times a kernel with the signature of the variants
+// above, on `scratch`, zeroed before each design as the stage's workspace is once.
+template <typename Body>
+void over_ticket_sizes(Experiment& e, const std::string& mode, Body body) {
   const int sms = e.device().sm_count;
   g::Workspace ws;
   common::DeviceBuffer<unsigned char> own(1 << 20);
   for (int k = 14; k <= 22; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
-    stage13_and_ticket(e, "lastblock", ws);
+    stage13_and_ticket(e, mode, ws);
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
     const auto run = [&](const std::string& design, auto kernel, bool diagnostic) {
       CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
       e.measure(
-          "lastblock", design, 512, grid,
+          mode, design, 512, grid,
           [&] {
             kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get());
             CUDA_CHECK_LAUNCH();
           },
           diagnostic);
     };
+    body(grid, chunk, own.get(), run);
+    measure_no_finish(e, mode, grid, chunk);
+  }
+}
+
+// Stage 13's ticket kernel and the variants above, each on a scratch area of its own.
+void lastblock_experiment(Experiment& e) {
+  over_ticket_sizes(e, "lastblock", [&e](unsigned grid, std::size_t, unsigned char* scratch, const auto& run) {
     run("prefetch", prefetch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
     run("touch", touch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("speculate", speculate_ticket_sum<512, g::kDefaultUnroll>, false);
     if (e.device().cc_major >= 9) {
-      run_cluster_ticket<4>(e, own.get(), grid);
-      run_cluster_ticket<8>(e, own.get(), grid);
-      run_cluster_ticket<16>(e, own.get(), grid);
+      run_cluster_ticket<4>(e, scratch, grid);
+      run_cluster_ticket<8>(e, scratch, grid);
+      run_cluster_ticket<16>(e, scratch, grid);
     }
     run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
     run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
     run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
     run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
-    measure_no_finish(e, "lastblock", grid, chunk);
-  }
+  });
 }
 
 // "u8-2x512": stage 13's ticket kernel with eight loads in flight per thread instead of
@@ -1226,31 +1229,14 @@ void run_u8(Experiment& e, unsigned char* scratch) {
   });
 }
 
-// Stage 13's ticket kernel beside the critical-path designs, each on its own zeroed
-// scratch, on the ticket path's grid.
+// Stage 13's ticket kernel beside the critical-path designs, each on its own scratch.
 void critical_experiment(Experiment& e) {
-  const int sms = e.device().sm_count;
-  g::Workspace ws;
-  common::DeviceBuffer<unsigned char> own(1 << 20);
-  for (int k = 14; k <= 22; ++k) {
-    const std::size_t n = std::size_t{1} << k;
-    e.set_n(n);
-    stage13_and_ticket(e, "critical", ws);
-    const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
-    const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    const auto run = [&](const std::string& design, auto kernel) {
-      CUDA_CHECK(cudaMemset(own.get(), 0, own.bytes()));
-      e.measure("critical", design, 512, grid, [&] {
-        kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), own.get());
-        CUDA_CHECK_LAUNCH();
-      });
-    };
-    run("shuffle", shuffle_ticket_sum<512, g::kDefaultUnroll>);
-    run("no-shuffle", no_shuffle_ticket_sum<512, g::kDefaultUnroll>);
-    run("poll-start", poll_start_sum<512, g::kDefaultUnroll>);
-    run_u8(e, own.get());
-    measure_no_finish(e, "critical", grid, chunk);
-  }
+  over_ticket_sizes(e, "critical", [&e](unsigned, std::size_t, unsigned char* scratch, const auto& run) {
+    run("shuffle", other_sum_ticket<512, g::kDefaultUnroll, TwoRounds>, false);
+    run("no-shuffle", other_sum_ticket<512, g::kDefaultUnroll, NoShuffle>, false);
+    run("poll-start", poll_start_sum<512, g::kDefaultUnroll>, false);
+    run_u8(e, scratch);
+  });
 }
 
 // Runs the instrumented kernel 101 times at each n (L2 flushed before each, as when
