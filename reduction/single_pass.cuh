@@ -566,11 +566,19 @@ int cluster_blocks() {
 // Blocks of the ticket path for n elements: enough to fill the GPU (resident blocks
 // per SM, from the occupancy API and capped at kTargetThreadsPerSm, times SMs), but no
 // more than give each thread kMinPacksPerThread vectors.
+// The resident blocks per SM are asked once per device and kernel, then remembered, so
+// that reduce() costs no occupancy query after its first call on a device.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned ticket_grid(std::size_t n, int sm_count) {
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  static std::atomic<int> known[64];  // blocks per SM + 1, or 0 while not yet asked
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  int per_sm = device >= 0 && device < 64 ? known[device].load(std::memory_order_relaxed) - 1 : -1;
+  if (per_sm < 0) {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (device >= 0 && device < 64) known[device].store(per_sm + 1, std::memory_order_relaxed);
+  }
   const int target = kTargetThreadsPerSm / kBlock > 0 ? kTargetThreadsPerSm / kBlock : 1;
   per_sm = per_sm < target ? per_sm : target;
   const std::size_t resident = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) * static_cast<std::size_t>(sm_count);

@@ -126,6 +126,18 @@ TEST_CASE("generic single pass: the path follows n (one block, one cluster on sm
     CHECK(g::cluster_blocks<float, g::Sum, g::kDefaultBlock, g::kDefaultUnroll>() == 0);
   }
   CHECK(g::grid_for<float, g::Sum>(std::size_t{1} << 24, sms) > 16u);
+  // The ticket path's grid for a large n: resident blocks per SM (capped at
+  // kTargetThreadsPerSm) times SMs, asked once and remembered: the same on a second call.
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, g::single_pass_kernel<float, g::Sum, g::kDefaultBlock, g::kDefaultUnroll>, g::kDefaultBlock, 0));
+  per_sm = std::min(per_sm, g::kTargetThreadsPerSm / g::kDefaultBlock);
+  const std::size_t big = std::size_t{1} << 28;
+  CHECK(g::ticket_grid<float, g::Sum>(big, sms) == static_cast<unsigned>(std::max(per_sm, 1) * sms));
+  CHECK(g::ticket_grid<float, g::Sum>(big, sms) == static_cast<unsigned>(std::max(per_sm, 1) * sms));
+  // and a small n still gets no more blocks than give each thread two vectors
+  CHECK(g::ticket_grid<float, g::Sum>(std::size_t{1} << 18, sms) ==
+        std::min<unsigned>(64u, static_cast<unsigned>(std::max(per_sm, 1) * sms)));
   // Results at the boundaries between the paths, repeated: bitwise the same each time.
   for (std::size_t n : {std::size_t{16385}, std::size_t{131072}, std::size_t{131073}}) {
     const auto host = make_values<float>(n, 5 + n);
