@@ -372,38 +372,28 @@ __device__ __forceinline__ void warp_finish(unsigned taken, unsigned tag, float*
   if (threadIdx.x == 0) publish(out, w, scratch, tag);
 }
 
-// "warp": stage 13's ticket, but only warp 0 of each block goes on after the block's own
-// sum: no __syncthreads in the finish, and the last block's warp 0 alone adds the slots.
-template <int kBlock, int kUnroll>
+// "warp" and "last-start": only warp 0 of each block goes on after the block's own sum
+// (no __syncthreads in the finish), and the last block's warp 0 alone adds the slots.
+//   warp (kAtStart false): stage 13's ticket, taken after the block's slot is stored.
+//   last-start (kAtStart true): the ticket is taken when a block starts. The block that
+//     takes the last one knows at its start that every other block is already running
+//     (so waiting for them cannot hang) and finishes: its warp 0 reads the slots until
+//     all carry the tag. The other blocks store their slot and leave; nobody waits for
+//     an atomic at the end.
+template <int kBlock, int kUnroll, bool kAtStart>
 __global__ void __launch_bounds__(kBlock)
     warp_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                     unsigned char* __restrict__ scratch) {
+  unsigned taken = 0;
+  if (kAtStart && threadIdx.x == 0) taken = take_ticket(scratch);
   const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x >= 32) return;
-  unsigned taken = 0;
   if (threadIdx.x == 0) {
     store_slot(slots_of(scratch), blockIdx.x, tag, v);
-    taken = take_ticket(scratch);
+    if (!kAtStart) taken = take_ticket(scratch);
   }
   warp_finish(taken, tag, out, scratch);
-}
-
-// "last-start": the ticket is taken when a block starts, not when it ends. The block that
-// takes the last one knows at its start that every other block is already running (so
-// waiting for them cannot hang) and finishes: its warp 0 reads the slots until all carry
-// the tag. The other blocks store their slot and leave; nobody waits for an atomic at
-// the end.
-template <int kBlock, int kUnroll>
-__global__ void __launch_bounds__(kBlock) last_start_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
-                                                         float* __restrict__ out, unsigned char* __restrict__ scratch) {
-  unsigned started = 0;
-  if (threadIdx.x == 0) started = take_ticket(scratch);
-  const unsigned tag = g::read_launch_tag<float>(scratch);
-  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  if (threadIdx.x >= 32) return;
-  if (threadIdx.x == 0) store_slot(slots_of(scratch), blockIdx.x, tag, v);
-  warp_finish(started, tag, out, scratch);
 }
 
 // "speculate": every block's threads load the slots as soon as the block has taken its
@@ -546,26 +536,11 @@ __global__ void __launch_bounds__(kBlock)
 // 0 reads them as eight float4s and adds them pairwise) instead of five shuffles.
 template <int kBlock>
 __device__ __forceinline__ float no_shuffle_sum(float v) {
-  static_assert(kBlock % 128 == 0 && kBlock <= 1024, "blocks of 128 to 1024 threads in steps of 128");
-  constexpr int kVectors = kBlock / 128;  // float4s per lane
-  __shared__ __align__(16) float values[kBlock];
   __shared__ __align__(16) float lanes[32];
-  values[threadIdx.x] = v;
-  __syncthreads();
-  float w = 0.0f;
-  if (threadIdx.x < 32) {
-    float s[kVectors];
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-      const float4 q = reinterpret_cast<const float4*>(values)[j * 32 + threadIdx.x];
-      s[j] = (q.x + q.y) + (q.z + q.w);
-    }
-#pragma unroll
-    for (int width = 1; width < kVectors; width *= 2)
-#pragma unroll
-      for (int j = 0; j + width < kVectors; j += 2 * width) s[j] += s[j + width];
-    lanes[threadIdx.x] = s[0];
+  return g::block_reduce_lanes<kBlock>(v, g::Sum{}, [](float s) {
+    lanes[threadIdx.x] = s;
     __syncwarp();
+    float w = 0.0f;
     if (threadIdx.x == 0) {
       float t[8];
 #pragma unroll
@@ -575,8 +550,8 @@ __device__ __forceinline__ float no_shuffle_sum(float v) {
       }
       w = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     }
-  }
-  return w;
+    return w;
+  });
 }
 
 // The two block sums compared with block_reduce_one_round, as types for other_sum_ticket.
@@ -1160,6 +1135,33 @@ void run_cluster_ticket(Experiment& e, unsigned char* scratch, unsigned ticket_g
             [&] { CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, e.in(), n, chunk, e.out(), scratch)); });
 }
 
+// Stage 13's ticket kernel with other shapes: kBlock threads, kUnroll loads in flight per
+// thread, up to `per_sm` blocks per SM, at least `min_packs` vectors per thread; a row of
+// `mode`, named tBxT-uU-mM unless `name` is given. It runs on the stage's scratch, which
+// every launch leaves ready for the next whatever its grid.
+template <int kBlock, int kUnroll>
+void run_shape(Experiment& e, int per_sm, int min_packs, const std::string& mode = "shapes",
+               const std::string& name = "") {
+  const auto kernel = g::single_pass_kernel<float, g::Sum, kBlock, kUnroll>;
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kBlock, 0));
+  per_sm = std::min(per_sm, resident);
+  const std::size_t n = e.n();
+  const std::size_t packs = g::Split<float>(e.in(), n).packs;
+  const std::size_t per_block = static_cast<std::size_t>(kBlock) * min_packs;
+  const std::size_t useful = std::max<std::size_t>(1, (packs + per_block - 1) / per_block);
+  const auto grid =
+      static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
+  const std::size_t chunk = g::chunk_for<float, kBlock>(e.in(), n, grid);
+  const std::string design = !name.empty() ? name
+                                           : "t" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-u" +
+                                                 std::to_string(kUnroll) + "-m" + std::to_string(min_packs);
+  e.measure(mode, design, kBlock, grid, [&e, kernel, grid, n, chunk] {
+    kernel<<<grid, kBlock, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
 // The loop of the lastblock and critical experiments: at n = 2^14 .. 2^22, stage 13 and
 // its ticket kernel, then body(grid, chunk, scratch, run) on the ticket path's grid.
 // run(design, kernel, diagnostic) times a kernel with the signature of the variants
@@ -1203,39 +1205,20 @@ void lastblock_experiment(Experiment& e) {
       run_cluster_ticket<16>(e, scratch, grid);
     }
     run("hint256", hint_ticket_sum<512, g::kDefaultUnroll>, false);
-    run("warp", warp_ticket_sum<512, g::kDefaultUnroll>, false);
-    run("last-start", last_start_sum<512, g::kDefaultUnroll>, false);
+    run("warp", warp_ticket_sum<512, g::kDefaultUnroll, false>, false);
+    run("last-start", warp_ticket_sum<512, g::kDefaultUnroll, true>, false);
     run("store-atomic", store_atomic_sum<512, g::kDefaultUnroll>, true);
-  });
-}
-
-// "u8-2x512": stage 13's ticket kernel with eight loads in flight per thread instead of
-// four, which fits two blocks of 512 per SM instead of three (so a smaller grid, and one
-// round of loads for a thread that has five to eight vectors).
-void run_u8(Experiment& e, unsigned char* scratch) {
-  const auto kernel = g::single_pass_kernel<float, g::Sum, 512, 8>;
-  int resident = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 512, 0));
-  const std::size_t n = e.n();
-  const std::size_t per_block = std::size_t{512} * g::kMinPacksPerThread * 4;
-  const std::size_t useful = std::max<std::size_t>(1, (n + per_block - 1) / per_block);
-  const auto grid = static_cast<unsigned>(
-      std::min<std::size_t>(useful, static_cast<std::size_t>(std::min(resident, 2)) * e.device().sm_count));
-  const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-  CUDA_CHECK(cudaMemset(scratch, 0, 4096));
-  e.measure("critical", "u8-2x512", 512, grid, [&e, kernel, grid, n, chunk, scratch] {
-    kernel<<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), scratch, g::Sum{});
-    CUDA_CHECK_LAUNCH();
   });
 }
 
 // Stage 13's ticket kernel beside the critical-path designs, each on its own scratch.
 void critical_experiment(Experiment& e) {
-  over_ticket_sizes(e, "critical", [&e](unsigned, std::size_t, unsigned char* scratch, const auto& run) {
+  over_ticket_sizes(e, "critical", [&e](unsigned, std::size_t, unsigned char*, const auto& run) {
     run("shuffle", other_sum_ticket<512, g::kDefaultUnroll, TwoRounds>, false);
     run("no-shuffle", other_sum_ticket<512, g::kDefaultUnroll, NoShuffle>, false);
     run("poll-start", poll_start_sum<512, g::kDefaultUnroll>, false);
-    run_u8(e, scratch);
+    // the ticket kernel with 8 loads in flight, 2 blocks of 512 per SM
+    run_shape<512, 8>(e, 2, 2, "critical", "u8-2x512");
   });
 }
 
@@ -1358,29 +1341,6 @@ void bulk_experiment(Experiment& e) {
     run_bulk<256, 4, 8192>(e, 4);
     run_bulk<128, 4, 8192>(e, 8);
   }
-}
-
-// Stage 13's ticket kernel with other shapes: kBlock threads, kUnroll loads in flight per
-// thread, up to `per_sm` blocks per SM, at least `min_packs` vectors per thread.
-template <int kBlock, int kUnroll>
-void run_shape(Experiment& e, int per_sm, int min_packs) {
-  const auto kernel = g::single_pass_kernel<float, g::Sum, kBlock, kUnroll>;
-  int resident = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kBlock, 0));
-  per_sm = std::min(per_sm, resident);
-  const std::size_t n = e.n();
-  const std::size_t packs = g::Split<float>(e.in(), n).packs;
-  const std::size_t per_block = static_cast<std::size_t>(kBlock) * min_packs;
-  const std::size_t useful = std::max<std::size_t>(1, (packs + per_block - 1) / per_block);
-  const auto grid =
-      static_cast<unsigned>(std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * e.device().sm_count));
-  const std::size_t chunk = g::chunk_for<float, kBlock>(e.in(), n, grid);
-  const std::string design = "t" + std::to_string(per_sm) + "x" + std::to_string(kBlock) + "-u" +
-                             std::to_string(kUnroll) + "-m" + std::to_string(min_packs);
-  e.measure("shapes", design, kBlock, grid, [&e, kernel, grid, n, chunk] {
-    kernel<<<grid, kBlock, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.stage_scratch(), g::Sum{});
-    CUDA_CHECK_LAUNCH();
-  });
 }
 
 void shapes_experiment(Experiment& e) {

@@ -167,22 +167,17 @@ __device__ __forceinline__ T block_reduce(T v, Op op) {
   return v;
 }
 
-// The same result in thread 0 with one barrier and one round of shuffles instead of
-// two: every thread puts its value in shared memory, then warp 0 alone adds them. Lane
-// l takes the values l, l + 32, l + 64, ... (read as 16-byte vectors where a lane has
-// whole vectors, which keeps the reads free of bank conflicts), adds them pairwise, and
-// five shuffles add the lanes. The last block of the ticket path has two block sums
-// between its data and the result (its own, and the partials'), so this shortens the
-// critical path; chapter 12 and the "critical" experiment
-// (experiments/single_pass_variants.cu) have the measured difference. The order is
-// fixed, so the result is as deterministic as block_reduce's, and just as deep:
-// log2(kBlock) operations.
-template <int kBlock, typename T, typename Op>
-__device__ __forceinline__ T block_reduce_one_round(T v, Op op) {
+// block_reduce_one_round (below) with the last step left open, so that other ways of
+// adding the 32 lanes can be tried (the "critical" experiment does): every thread of the
+// block must call it; in warp 0, lane l adds the values of threads l, l + 32, l + 64, ...
+// pairwise, and the warp's 32 lanes call lanes(that value), whose thread 0 result is the
+// block's. Other threads return their own value.
+template <int kBlock, typename T, typename Op, typename Lanes>
+__device__ __forceinline__ T block_reduce_lanes(T v, Op op, Lanes lanes) {
   static_assert(kBlock % 32 == 0 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0,
                 "block size must be a power of two from 32 to 1024");
   if constexpr (kBlock == 32) {
-    return warp_reduce(v, op);
+    return lanes(v);
   } else {
     constexpr int kPerLane = kBlock / 32;
     // 16-byte vectors when each lane takes a whole number of them, else single values.
@@ -205,10 +200,25 @@ __device__ __forceinline__ T block_reduce_one_round(T v, Op op) {
       for (int width = 1; width < kReads; width *= 2)
 #pragma unroll
         for (int j = 0; j + width < kReads; j += 2 * width) s[j] = op(s[j], s[j + width]);
-      v = warp_reduce(s[0], op);
+      v = lanes(s[0]);
     }
     return v;
   }
+}
+
+// The same result in thread 0 with one barrier and one round of shuffles instead of
+// two: every thread puts its value in shared memory, then warp 0 alone adds them. Lane
+// l takes the values l, l + 32, l + 64, ... (read as 16-byte vectors where a lane has
+// whole vectors, which keeps the reads free of bank conflicts), adds them pairwise, and
+// five shuffles add the lanes. The last block of the ticket path has two block sums
+// between its data and the result (its own, and the partials'), so this shortens the
+// critical path; chapter 12 and the "critical" experiment
+// (experiments/single_pass_variants.cu) have the measured difference. The order is
+// fixed, so the result is as deterministic as block_reduce's, and just as deep:
+// log2(kBlock) operations.
+template <int kBlock, typename T, typename Op>
+__device__ __forceinline__ T block_reduce_one_round(T v, Op op) {
+  return block_reduce_lanes<kBlock>(v, op, [op](T s) { return warp_reduce(s, op); });
 }
 
 // Where the 16-byte body of the input starts and ends: a scalar head up to the first
@@ -527,40 +537,54 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
+// What `ask(device)` answers for the current device (a count, never negative), asked on
+// the first call for each device and remembered in `known` (the answer + 1; 0 while not
+// yet asked) for later calls. Devices past the first kRememberedDevices are asked each time.
+constexpr int kRememberedDevices = 64;
+
+template <typename Ask>
+int once_per_device(std::atomic<int> (&known)[kRememberedDevices], Ask ask) {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const bool remembered = device >= 0 && device < kRememberedDevices;
+  if (remembered) {
+    const int v = known[device].load(std::memory_order_relaxed);
+    if (v != 0) return v - 1;
+  }
+  const int answer = ask(device);
+  if (remembered) known[device].store(answer + 1, std::memory_order_relaxed);
+  return answer;
+}
+
 // Blocks per cluster for the cluster path on the current device: 16 where a cluster of
 // 16 of these blocks can be resident (a non-portable size, allowed on the H100 and
 // H200), else 8 (the portable limit), else 0 (no clusters: compute capability below
 // 9.0). Asked once per device and kernel, then remembered.
 template <typename T, typename Op, int kBlock, int kUnroll>
 int cluster_blocks() {
-  static std::atomic<int> known[64];  // blocks + 1, or 0 while not yet asked
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  if (device >= 0 && device < 64) {
-    const int v = known[device].load(std::memory_order_relaxed);
-    if (v != 0) return v - 1;
-  }
-  int major = 0;
-  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-  int blocks = 0;
-  if (major >= 9) {
-    const auto kernel = cluster_kernel<T, Op, kBlock, kUnroll>;
-    for (int c : {16, 8}) {
-      if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
-        cudaGetLastError();  // not allowed here: try the portable size
-        continue;
+  static std::atomic<int> known[kRememberedDevices];
+  return once_per_device(known, [](int device) {
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    int blocks = 0;
+    if (major >= 9) {
+      const auto kernel = cluster_kernel<T, Op, kBlock, kUnroll>;
+      for (int c : {16, 8}) {
+        if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+          cudaGetLastError();  // not allowed here: try the portable size
+          continue;
+        }
+        const ClusterLaunch probe(static_cast<unsigned>(c), kBlock, nullptr);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.config) == cudaSuccess && clusters > 0) {
+          blocks = c;
+          break;
+        }
+        cudaGetLastError();
       }
-      const ClusterLaunch probe(static_cast<unsigned>(c), kBlock, nullptr);
-      int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.config) == cudaSuccess && clusters > 0) {
-        blocks = c;
-        break;
-      }
-      cudaGetLastError();
     }
-  }
-  if (device >= 0 && device < 64) known[device].store(blocks + 1, std::memory_order_relaxed);
-  return blocks;
+    return blocks;
+  });
 }
 
 // Blocks of the ticket path for n elements: enough to fill the GPU (resident blocks
@@ -570,15 +594,13 @@ int cluster_blocks() {
 // that reduce() costs no occupancy query after its first call on a device.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned ticket_grid(std::size_t n, int sm_count) {
-  static std::atomic<int> known[64];  // blocks per SM + 1, or 0 while not yet asked
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  int per_sm = device >= 0 && device < 64 ? known[device].load(std::memory_order_relaxed) - 1 : -1;
-  if (per_sm < 0) {
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
+  static std::atomic<int> known[kRememberedDevices];
+  int per_sm = once_per_device(known, [](int) {
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    if (device >= 0 && device < 64) known[device].store(per_sm + 1, std::memory_order_relaxed);
-  }
+    return blocks;
+  });
   const int target = kTargetThreadsPerSm / kBlock > 0 ? kTargetThreadsPerSm / kBlock : 1;
   per_sm = per_sm < target ? per_sm : target;
   const std::size_t resident = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) * static_cast<std::size_t>(sm_count);
