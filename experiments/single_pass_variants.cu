@@ -104,7 +104,7 @@ __device__ __forceinline__ float block_sum(float v) {
   return g::block_reduce_one_round<kBlock>(v, g::Sum{});
 }
 
-// Steps 1-2 of stage 13 for one block (reduction/single_pass.cuh): its chunk of float4s
+// Steps 1-2 of stage 13 for one block (single_pass/single_pass.cuh): its chunk of float4s
 // from blockIdx.x * chunk, added up; thread 0 gets the block's value.
 template <int kBlock, int kUnroll>
 __device__ __forceinline__ float chunk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk) {
@@ -1023,7 +1023,7 @@ class Experiment {
   std::vector<Row> rows_;
 };
 
-// Stage 13's cluster kernel (reduction/single_pass.cuh) with 1024-thread blocks, as one
+// Stage 13's cluster kernel (single_pass/single_pass.cuh) with 1024-thread blocks, as one
 // cluster of `blocks`; 16 only where the device allows that size.
 void run_cluster(Experiment& e, unsigned blocks) {
   const std::size_t n = e.n();

@@ -1,6 +1,6 @@
 // The one dot-product kernel every variant instantiates.
 //
-// Structure: the single-pass reduction of stage 13 (reduction/single_pass.cuh) with
+// Structure: the single-pass reduction of stage 13 (single_pass/single_pass.cuh) with
 // two inputs and the multiply fused into the loads' consumer:
 //   1. Grid-stride over 16-byte chunks of x and y. Each thread first issues kUnroll
 //      chunk loads per vector, a grid stride apart, and only then folds them into
@@ -54,7 +54,7 @@ __device__ __forceinline__ P bits_as(unsigned word) {
 }
 
 // Threads, warps and blocks combine their partials with the generic single-pass
-// reduction's block_reduce (reduction/single_pass.cuh): warp shuffles, one value
+// reduction's block_reduce (single_pass/single_pass.cuh): warp shuffles, one value
 // per warp in shared memory, a last warp shuffle. Lanes past the number of warps
 // add exact zeros, which change nothing. Every thread of the block must call it;
 // thread 0 gets the sum.

@@ -7,7 +7,7 @@
 // Each partial travels with the launch's tag in one 64-bit word, so no block waits
 // on a __threadfence(): the last block reads each word until it carries the tag.
 // One launch and nothing else enqueued (no memset: the scratch is zeroed once and
-// every launch leaves it ready for the next). The kernel is reduction/single_pass.cuh,
+// every launch leaves it ready for the next). The kernel is single_pass/single_pass.cuh,
 // generic over the value type and the operator; this stage is its float sum, with
 // the block size chosen at run time among compiled sizes. Below block x 32 elements
 // (2^14 for 512 threads) a second, simpler kernel takes over: one block, all loads

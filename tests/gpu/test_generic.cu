@@ -1,4 +1,4 @@
-// reduction/single_pass.cuh as a library: sum, min and max over float, double and
+// single_pass/single_pass.cuh as a library: sum, min and max over float, double and
 // int32, against host references (integers exactly).
 #include <algorithm>
 #include <cmath>
