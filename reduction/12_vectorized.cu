@@ -14,11 +14,12 @@
 // Expect: close to CUB at large n; two launches cost a few microseconds at small n.
 // In Nsight Compute: dram__throughput near its peak, LDG.E.128 in the SASS, and a
 // lower long-scoreboard stall share than stage 11.
-// Chapter: chapters/12_beyond_the_book.md
+// Chapter: chapters/12_vector_loads.md
 #include <cstdint>
 
 #include "cuda_check.hpp"
 #include "passes.hpp"
+#include "primitives.cuh"
 #include "stage.hpp"
 #include "verify.hpp"
 
@@ -27,33 +28,12 @@ namespace {
 
 constexpr int kUnroll = 4;
 
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-// Thread 0 gets the block's sum. Every thread of the block must call it.
-__device__ float block_sum(float v) {
-  __shared__ float warp_sums[32];
-  const unsigned lane = threadIdx.x % 32;
-  const unsigned warp = threadIdx.x / 32;
-  v = warp_sum(v);
-  if (lane == 0) warp_sums[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-    v = warp_sum(v);
-  }
-  return v;
-}
-
 __global__ void vectorized_partials(const float* __restrict__ in, std::size_t n, float* __restrict__ partials) {
-  const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(float);
-  const std::size_t head = misalign == 0 ? 0 : (4 - misalign < n ? 4 - misalign : n);
-  const std::size_t vectors = (n - head) / 4;
+  const Float4Split split(in, n);  // a scalar head, float4s, a scalar tail (primitives.cuh)
+  const std::size_t head = split.head;
+  const std::size_t vectors = split.vectors;
   const float4* body = reinterpret_cast<const float4*>(in + head);
-  const std::size_t tail_begin = head + vectors * 4;
+  const std::size_t tail_begin = split.tail_begin();
 
   const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -120,7 +100,7 @@ Stage describe_vectorized() {
   s.id = "vectorized";
   s.title = "float4 loads, 4 in flight";
   s.source = "reduction/12_vectorized.cu";
-  s.chapter = "chapters/12_beyond_the_book.md";
+  s.chapter = "chapters/12_vector_loads.md";
   s.blocks.preferred = 256;
   s.deterministic = true;
   s.single_launch = false;

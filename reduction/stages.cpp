@@ -23,7 +23,9 @@ Stage describe_cooperative_groups();
 Stage describe_loop_unrolling();
 Stage describe_block_atomics();
 Stage describe_vectorized();
-Stage describe_single_pass();
+Stage describe_last_block();
+Stage describe_tagged_slots();
+Stage describe_one_cluster();
 Stage describe_reproducible();
 Stage describe_compensated();
 
@@ -47,7 +49,9 @@ const std::vector<Stage>& registry() {
       describe_loop_unrolling(),
       describe_block_atomics(),
       describe_vectorized(),
-      describe_single_pass(),
+      describe_last_block(),
+      describe_tagged_slots(),
+      describe_one_cluster(),
       describe_reproducible(),
       describe_compensated(),
 

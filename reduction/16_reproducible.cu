@@ -1,58 +1,30 @@
-// Stage 14: a sum that is bitwise identical everywhere.
+// Stage 16: a sum that is bitwise identical for every launch, start address and GPU.
 //
 // Idea: make the order of the additions a function of n alone. The input is cut into
-// tiles of kTile = 32768 floats, a constant that does not depend on the grid, the block
-// size or the GPU. A team of 128 threads (four warps; every accepted block size is a
-// multiple of 128) sums one tile, always the same way: thread r of the team reads the
-// float4s r, r + 128, r + 256, ... of the tile (64 of them) and adds their x, y, z and
-// w components into four accumulators in that order; the thread's value is
-// (x + y) + (z + w); a fixed shuffle tree over each warp's 32 lanes gives four warp
-// sums, and the tile sum is (w0 + w1) + (w2 + w3). Teams take tiles in order from a
-// counter in scratch (one atomicAdd per tile), so a team that finishes early takes
-// the next tile instead of waiting for the others; the tile sums land in scratch by
-// tile index, whichever team computed them. The last block to finish (a
-// __threadfence() and an atomic ticket, as in stage 13) adds the tile sums in a
-// fixed order too: groups of 32 consecutive tile sums left to right, then a pairwise
-// tree over the group sums, level by level (roots[i] = roots[2i] + roots[2i + 1], an
-// odd last root carried up unchanged). Which team or block computed a value, and
-// when, no longer matters.
-// An input that does not start on a 16-byte boundary is read with scalar loads in
-// exactly the order of the float4 path (kernel template <bool kAligned>), and the
-// last, partial tile skips missing elements in that same order, so the start address
-// does not change the result either. Float addition is IEEE round-to-nearest on every
-// CUDA GPU and there is nothing to contract into an FMA, so the same order gives the
-// same bits on any of them (no fast-math: it would allow denormal flushing).
-// Fixes: stage 13's single pass is deterministic only for one configuration: its sum
-// changes with the block size, the grid (so with the GPU's SM count) and the
-// alignment of the input. Here all of them leave the result bit for bit unchanged
-// (tests/gpu/test_reproducible.cpp checks 128..1024 threads, grids of 1 to 1056
-// blocks and every misaligned start).
-// Cost: a team streams its 128 KiB tile with eight 16-byte loads per thread in flight
-// (each load instruction of the team covers 2 KiB of consecutive memory), which keeps
-// the main pass at the bandwidth of the single-pass stage; what is extra is one
-// atomicAdd and one write per tile (1/32768 of the input), two named barriers per
-// tile, and the last block's pass over the tile sums: 2^15 of them (128 KiB, read from
-// L2, coalesced through a transposed layout) at n = 2^30, microseconds next to a
-// 0.9 ms sum. Measured on the H200 (chapter 12): the first version, one warp per
-// 8192-float tile and a fixed run of tiles per block, ran at 0.95x CUB's speed at
-// 2^30; handing out tiles from the counter and summing each with four warps instead
-// of one brought it to CUB's speed.
-// Error bound (common/verify.hpp): an element passes through at most
-// kTile/4/128 = 64 additions in its thread's accumulator, 2 combining the components,
-// 5 in the warp tree, 2 combining the warps, 31 (counted as 32) in its group, and
-// ceil(log2 G) in the tree over the G = ceil(M / 32) group sums, M = ceil(n / kTile):
-//     error_depth = 64 + 2 + 5 + 2 + 32 + ceil(log2 G).
-// Expect: about the speed of the fastest single-pass stage at large n (the target is
-// 0.97x CUB at 2^28 and 2^30); in Nsight Compute, dram__throughput.avg.pct_of_peak_
-// sustained_elapsed near the vectorised stages' and a small tail in the timeline
-// where one block finishes.
-// Chapter: chapters/12_beyond_the_book.md
+// tiles of kTile = 32768 floats, a constant of the result's definition. A team of 128
+// threads (four warps) sums one tile, always the same way: thread r adds the float4s
+// r, r + 128, r + 256, ... of the tile component by component, a fixed shuffle tree adds
+// each warp, and the tile sum is (w0 + w1) + (w2 + w3). Teams take tiles in order from a
+// counter, and tile sums land in scratch by tile index, whoever computed them. The last
+// block (stage 13's __threadfence() and ticket) adds the tile sums in a fixed order:
+// groups of 32 left to right, then a pairwise tree over the group sums. An input that
+// does not start on a 16-byte boundary is read with scalar loads in exactly the order
+// of the float4 path, so the start address does not change the result either; IEEE
+// round-to-nearest additions in one order give the same bits on every CUDA GPU.
+// Fixes: stages 13-15 are deterministic for one configuration only: their sum changes
+// with the block size, the grid (so with the GPU's SM count) and the alignment.
+// Error bound (common/verify.hpp): 64 additions in a thread's accumulator, 2 joining the
+// components, 5 in the warp tree, 2 joining the warps, 32 in a group, and ceil(log2 G)
+// in the tree over the G group sums.
+// Expect: near the fastest single-pass stage at large n; slower at small n, where few
+// tiles mean few teams. In Nsight Compute, dram__throughput near stage 15's.
+// Chapter: chapters/16_reproducible.md
 #include <algorithm>
 #include <cstdint>
 
-#include "stage.hpp"
-
 #include "cuda_check.hpp"
+#include "primitives.cuh"
+#include "stage.hpp"
 #include "verify.hpp"
 
 namespace reduction {
@@ -89,11 +61,9 @@ __device__ __forceinline__ float4 load4(const float* p) {
   }
 }
 
+// Lane 0 gets the warp's sum of the threads' (x + y) + (z + w).
 __device__ __forceinline__ float lane_and_warp_sum(float ax, float ay, float az, float aw) {
-  float v = (ax + ay) + (az + aw);
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;  // meaningful in lane 0
+  return warp_sum((ax + ay) + (az + aw));
 }
 
 // A full tile: thread r of the team adds the float4s r + 128k, k = 0..63, component
@@ -316,11 +286,11 @@ void launch(const StageArgs& a) {
 
 Stage describe_reproducible() {
   Stage s;
-  s.number = 14;
+  s.number = 16;
   s.id = "reproducible";
   s.title = "reproducible tiles";
-  s.source = "reduction/14_reproducible.cu";
-  s.chapter = "chapters/12_beyond_the_book.md";
+  s.source = "reduction/16_reproducible.cu";
+  s.chapter = "chapters/16_reproducible.md";
   s.blocks.min = 128;
   s.blocks.max = kMaxBlock;  // __launch_bounds__
   s.blocks.preferred = 256;

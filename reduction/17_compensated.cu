@@ -1,77 +1,34 @@
-// Stage 15: a compensated sum (Neumaier) at full bandwidth.
+// Stage 17: a compensated sum (Neumaier) at full bandwidth.
 //
-// Idea: keep the rounding error of every addition instead of dropping it. Each
-// thread carries a pair (s, c): s is the ordinary float sum, c collects the exact
-// rounding errors of the additions into s. Adding an element x is Neumaier's step:
+// Idea: keep the rounding error of every addition instead of dropping it. Each thread
+// carries a pair (s, c): s is the ordinary float sum, c collects the rounding errors of
+// the additions into s. Adding x is Neumaier's step
 //     t = s + x;  c += |s| >= |x| ? (s - t) + x : (x - t) + s;  s = t;
-// where (s - t) + x (or (x - t) + s) is exactly the error of s + x when the first
-// operand is the larger one (Dekker's Fast2Sum). Pairs are combined without losing
-// anything either: TwoSum (Knuth) gives t and e with t + e == a.s + b.s exactly,
-// without a branch, and the compensations add: (t, (a.c + b.c) + e). The threads'
-// pairs meet in a shuffle tree per warp and per block; each block writes its pair to
-// scratch, and the last block (a __threadfence() and an atomic ticket, as in stage 13)
-// combines the blocks' pairs in a fixed order and writes s + c, rounded once.
-// Each thread keeps four pairs (one per float4 component) so four dependency chains
-// run side by side, and loads eight float4s per grid stride so enough bytes are in
-// flight. An input that does not start on a 16-byte boundary is read as a scalar
-// head (the elements before the first boundary), the float4 body and a scalar tail.
+// where the added term is exactly the error of s + x (Dekker's Fast2Sum). Two pairs
+// combine with Knuth's TwoSum, t + e == a.s + b.s exactly, and (t, (a.c + b.c) + e).
+// Pairs meet in a shuffle tree per warp and per block; the last block (stage 13's
+// __threadfence() and ticket) combines the blocks' pairs in a fixed order and writes
+// s + c, rounded once. Four pairs per thread (one per float4 component) keep four
+// dependency chains side by side, with eight float4 loads in flight.
 // Fixes: every earlier stage rounds once per addition, so its error grows with the
-// depth of its order: about depth x u x sum|x| (u = 2^-24). On inputs that cancel
-// (the mixed_signs pattern: the sum is ~10^-4 of sum|x| at n = 2^24) that is many
-// units in the last place of the result. Here the error is the one final rounding
-// plus a term of second order in u.
-// Cost: about seven floating-point instructions per element instead of one; at
-// about 18 bytes per SM per clock of DRAM bandwidth on the H200 they still fit in
-// the time the loads take, so the sum should stay near full bandwidth (target:
-// 0.95x CUB at 2^28). Deterministic for a fixed block size and grid (the grid comes
-// from the plan), like stage 13; not reproducible across configurations like 14.
-//
-// Error bound. The sum of the s values is an ordinary float summation whose order
-// has depth D_s (the most additions an element passes through):
-//     D_s = (m + 2) + 2 + log2(block) + ceil(grid / block) + log2(block),
-// m = ceil((n / 4) / (grid x block)) float4s per thread (plus a head and a tail
-// element), 2 levels joining the four pairs, the block tree, the last block's strided
-// pass and its tree. Every addition a + b in that order is error-free transformed:
-// a + b = t + e exactly with |e| <= u|a + b|, and |a + b| is at most (1 + u)^D_s times
-// the sum of |x| below it, so sum|e| <= u (1 + u)^D_s D_s sum|x|. The exact sum is
-// s + sum(e); c is a float sum of the e's in which no e passes more than D_c = 2 D_s
-// additions (each pair combination adds two on the c path), so
-//     |c - sum(e)| <= ((1 + u)^D_c - 1) sum|e|   (Higham, ASNA 2nd ed., 4.2)
-// and the result fl(s + c) is off by at most
-//     u |sum x| + (1 + u) ((1 + u)^D_c - 1) (1 + u)^D_s u D_s sum|x|.
-// With |sum x| <= sum|x| this fits the checker's gamma(depth) sum|x| for
-//     error_depth = 1 + ceil((1 + u) ((1 + u)^D_c - 1) (1 + u)^D_s D_s)
-// which, with 256-thread blocks on the H200 (8 per SM, 270336 threads), is 2 at
-// n = 2^24 and 2^30 (D_s ~ 41 and ~ 1018) and 3 at n = 2^32 + 3 (D_s ~ 3995); stage
-// 14 registers 115 at 2^30. This is Neumaier's 2u|s| + O(n u^2) sum|x| with the n of
-// a thread's own sequence rather than the whole array, and u|s| for the one final
-// rounding of s + c.
-// NaN and infinity: s is exactly the IEEE float sum of the inputs in this order, so
-// it is NaN when an input is NaN or when +inf meets -inf, and +-inf for an infinity
-// alone. The compensation cannot follow (an infinite t makes s - t NaN), so when s
-// is not finite the result is s itself: NaN and infinities propagate as in plain
-// summation, and a finite sum whose plain float partial sums overflow is reported as
-// that overflow, exactly as an uncompensated sum would.
-// Compilation: the error-free transforms need every + and - evaluated as written,
-// in float, rounded to nearest, without flushing subnormals. nvcc does that by
-// default: it does not reassociate floating-point additions, and the only
-// contraction it makes (a * b + c into an FMA) needs a multiplication, of which
-// there is none here. --use_fast_math would break it (it flushes subnormals), so
-// this project never passes it; `volatile` is not needed.
-// Expect: rel-error on the mixed_signs input at or below one unit in the last place
-// of the sum (the reference is rounded once) against several units for the plain
-// stages, at near the vectorised stages' time; in Nsight Compute, sm__inst_executed
-// several times the vectorised stage's while dram__throughput.avg.pct_of_peak_
-// sustained_elapsed stays near it.
-// Chapter: chapters/12_beyond_the_book.md
+// depth of its order; on inputs that cancel that is many units in the last place of
+// the result. Here the error is one final rounding plus a term of second order in u.
+// Error bound: derived in chapters/17_compensated.md; plan() computes it. The error-free
+// transforms need every + and - evaluated as written, in float, without flushing
+// subnormals: nvcc's default (no --use_fast_math, which this project never passes).
+// NaN and infinities: when s is not finite the result is s itself, as in plain summation.
+// Expect: a relative error at or below one unit in the last place on cancelling input,
+// at near the vectorised stages' time; in Nsight Compute, several times stage 12's
+// executed instructions at about the same dram__throughput.
+// Chapter: chapters/17_compensated.md
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "passes.hpp"
-#include "stage.hpp"
-
 #include "cuda_check.hpp"
+#include "passes.hpp"
+#include "primitives.cuh"
+#include "stage.hpp"
 
 namespace reduction {
 namespace {
@@ -223,9 +180,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
 }
 
 void launch(const StageArgs& a) {
-  const auto address = reinterpret_cast<std::uintptr_t>(a.in);
-  const std::size_t to_boundary = (alignof(float4) - address % alignof(float4)) % alignof(float4) / sizeof(float);
-  const std::size_t head = std::min(a.n, to_boundary);
+  const std::size_t head = Float4Split(a.in, a.n).head;
   compensated_sum<<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, head, carve_scratch(a.scratch), a.out);
   CUDA_CHECK_LAUNCH();
 }
@@ -234,11 +189,11 @@ void launch(const StageArgs& a) {
 
 Stage describe_compensated() {
   Stage s;
-  s.number = 15;
+  s.number = 17;
   s.id = "compensated";
   s.title = "Neumaier compensated";
-  s.source = "reduction/15_compensated.cu";
-  s.chapter = "chapters/12_beyond_the_book.md";
+  s.source = "reduction/17_compensated.cu";
+  s.chapter = "chapters/17_compensated.md";
   s.blocks.min = 128;
   s.blocks.max = kMaxBlock;  // __launch_bounds__
   s.blocks.preferred = 256;

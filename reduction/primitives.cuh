@@ -1,0 +1,173 @@
+// Building blocks that one stage teaches in full and later stages use again. Each says
+// which stage and chapter explain it; a stage that uses one needs only its name.
+//
+//   warp_sum, block_sum    stage 08 (chapters/08_warp_shuffles.md)
+//   Float4Split            stage 12 (chapters/12_vector_loads.md)
+//   chunk_thread_sum       stage 13 (chapters/13_last_block.md)
+//   block_sum_one_round    stage 13 (chapters/13_last_block.md)
+//   ticket_grid            stage 13 (chapters/13_last_block.md)
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace reduction {
+
+// ---- stage 08: sums with warp shuffles ------------------------------------------------
+
+// Lane 0 gets the sum of the warp's 32 values. All 32 lanes must call it.
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Thread 0 gets the block's sum: each warp's sum, one value per warp through shared
+// memory, then the first warp's sum of those. Every thread of the block must call it,
+// and blockDim.x must be a multiple of 32.
+__device__ inline float block_sum(float v) {
+  __shared__ float warp_sums[32];
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned warp = threadIdx.x / 32;
+  v = warp_sum(v);
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
+    v = warp_sum(v);
+  }
+  return v;
+}
+
+// ---- stage 12: a float4 body between a scalar head and tail -----------------------------
+
+// float4 loads need 16-byte aligned addresses; cudaMalloc gives them, but a caller's
+// pointer into the middle of an array need not. The input splits into `head` scalar
+// elements up to the first 16-byte boundary, `vectors` whole float4s, and a scalar tail
+// from tail_begin() to n. The host and the kernels compute it the same way.
+struct Float4Split {
+  std::size_t head;
+  std::size_t vectors;
+  __host__ __device__ Float4Split(const float* in, std::size_t n) {
+    const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(float);
+    head = misalign == 0 ? 0 : (4 - misalign < n ? 4 - misalign : n);
+    vectors = (n - head) / 4;
+  }
+  __host__ __device__ std::size_t tail_begin() const { return head + vectors * 4; }
+};
+
+// ---- stage 13: one contiguous chunk per block, and a shorter block sum ------------------
+
+// One thread's share of its block's chunk: block b reads the float4s [b * chunk,
+// (b + 1) * chunk) of the body, its threads side by side, kUnroll 16-byte loads in
+// flight per thread, into kUnroll accumulators. `chunk` is a multiple of kBlock,
+// computed on the host (chunk_vectors), so the kernel does no 64-bit division. The
+// first threads of the grid also add the scalar head and tail. Returns the thread's value.
+template <int kBlock, int kUnroll>
+__device__ __forceinline__ float chunk_thread_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk) {
+  const Float4Split split(in, n);
+  const float4* body = reinterpret_cast<const float4*>(in + split.head);
+  const std::size_t thread = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+
+  float acc[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) acc[u] = 0.0f;
+
+  constexpr std::size_t kStep = static_cast<std::size_t>(kBlock) * kUnroll;
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < split.vectors ? begin + chunk : split.vectors;
+  std::size_t i = begin + threadIdx.x;
+  for (; i + (kUnroll - 1) * kBlock < end; i += kStep) {
+    float4 p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) p[u] = __ldg(body + i + u * kBlock);  // all loads first
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc[u] = (((acc[u] + p[u].x) + p[u].y) + p[u].z) + p[u].w;
+  }
+  // Fewer than kUnroll vectors left for this thread: issued together as well, so they
+  // cost one trip to memory, not one each.
+  if (i < end) {
+    float4 p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * kBlock < end) p[u] = __ldg(body + i + u * kBlock);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (i + u * kBlock < end) acc[u] = (((acc[u] + p[u].x) + p[u].y) + p[u].z) + p[u].w;
+  }
+  if (thread < split.head) acc[0] += in[thread];
+  if (thread < n - split.tail_begin()) acc[0] += in[split.tail_begin() + thread];
+
+  float v = acc[0];
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) v += acc[u];
+  return v;
+}
+
+// Thread 0 gets the block's sum, with one barrier and one round of shuffles where
+// block_sum has two of each: every thread stores its value, then warp 0 alone adds them.
+// Lane l takes the values l, l + 32, l + 64, ... (as float4s where a lane has whole
+// ones: conflict-free 16-byte shared-memory reads), adds them pairwise, and five
+// shuffles add the lanes. The order is fixed and the depth is log2(kBlock), as in
+// block_sum. kBlock: a power of two from 32 to 1024.
+template <int kBlock>
+__device__ __forceinline__ float block_sum_one_round(float v) {
+  static_assert(kBlock >= 32 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0, "a power of two from 32 to 1024");
+  if constexpr (kBlock == 32) {
+    return warp_sum(v);
+  } else {
+    constexpr int kPerLane = kBlock / 32;
+    constexpr bool kVectors = kPerLane % 4 == 0;
+    constexpr int kReads = kVectors ? kPerLane / 4 : kPerLane;
+    __shared__ alignas(16) float values[kBlock];
+    values[threadIdx.x] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      float s[kReads];
+#pragma unroll
+      for (int j = 0; j < kReads; ++j) {
+        if constexpr (kVectors) {
+          const float4 q = reinterpret_cast<const float4*>(values)[j * 32 + threadIdx.x];
+          s[j] = (q.x + q.y) + (q.z + q.w);
+        } else {
+          s[j] = values[j * 32 + threadIdx.x];
+        }
+      }
+#pragma unroll
+      for (int width = 1; width < kReads; width *= 2)
+#pragma unroll
+        for (int j = 0; j + width < kReads; j += 2 * width) s[j] += s[j + width];
+      v = warp_sum(s[0]);
+    }
+    return v;
+  }
+}
+
+// Host: float4s per block for `grid` blocks, an even share of the body rounded up to a
+// whole number of blocks of threads.
+inline std::size_t chunk_vectors(const float* in, std::size_t n, unsigned grid, int block) {
+  const std::size_t b = static_cast<std::size_t>(block);
+  const std::size_t chunk = (Float4Split(in, n).vectors + grid - 1) / grid;
+  return (chunk + b - 1) / b * b;
+}
+
+// Host: the grid of a single-pass kernel. Enough blocks to fill the GPU (`per_sm`
+// resident blocks per SM, from the occupancy API, capped at kTargetThreadsPerSm), but
+// no more than give every thread kMinVectorsPerThread float4s. The cap: on the H200
+// three blocks of 512 per SM streamed a large array faster than four (chapter 13).
+constexpr int kTargetThreadsPerSm = 1536;
+constexpr int kMinVectorsPerThread = 2;
+
+inline unsigned ticket_grid(std::size_t n, int block, int per_sm, int sm_count) {
+  const int target = std::max(kTargetThreadsPerSm / block, 1);
+  const std::size_t resident =
+      static_cast<std::size_t>(std::max(std::min(per_sm, target), 1)) * static_cast<std::size_t>(sm_count);
+  const std::size_t per_block = static_cast<std::size_t>(block) * kMinVectorsPerThread * 4;
+  const std::size_t useful = (n + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<std::size_t>(std::min(useful, resident), 1));
+}
+
+}  // namespace reduction
