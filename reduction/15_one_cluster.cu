@@ -17,7 +17,6 @@
 // Chapter: chapters/15_one_cluster.md
 #include <cooperative_groups.h>
 
-#include <atomic>
 #include <utility>
 
 #include "block_sizes.hpp"
@@ -81,19 +80,15 @@ struct ClusterLaunch {
 
 // Blocks per cluster for kernel kBlock on the current device: 16 where a cluster of 16
 // can be resident (a non-portable size, which the kernel must be allowed first), else
-// 8, else 0 (no clusters). Asked in plan(), outside any timing, once per device;
-// launch() reads the remembered answer.
+// 8, else 0 (no clusters). Asked in plan(), outside any timing.
 template <int kBlock>
 int cluster_blocks() {
-  static std::atomic<int> known[64];  // per device: the answer + 1, 0 while not asked
   int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 64 && known[device].load(std::memory_order_relaxed) != 0) return known[device] - 1;
   int major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  int blocks = 0;
+  if (major < 9) return 0;
   for (int c : {16, 8}) {
-    if (major < 9) break;
     if (c > 8 &&
         cudaFuncSetAttribute(cluster_sum<kBlock>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
       (void)cudaGetLastError();  // not allowed here: try the portable size
@@ -101,14 +96,11 @@ int cluster_blocks() {
     }
     const ClusterLaunch probe(static_cast<unsigned>(c), kBlock, nullptr);
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_sum<kBlock>, &probe.config) == cudaSuccess && clusters > 0) {
-      blocks = c;
-      break;
-    }
+    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_sum<kBlock>, &probe.config) == cudaSuccess && clusters > 0)
+      return c;
     (void)cudaGetLastError();
   }
-  if (device < 64) known[device].store(blocks + 1, std::memory_order_relaxed);
-  return blocks;
+  return 0;
 }
 
 // n goes through one cluster of `blocks` blocks: above stage 14's one-block limit, and
@@ -136,13 +128,14 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
 }
 
 void launch(const StageArgs& a) {
+  // plan() chose the cluster (and allowed its size) when it asked for no scratch and
+  // more than one block; every plan of stage 14 has one block or some scratch.
+  if (a.grid == 1 || a.scratch_bytes > 0) {
+    stage_14().launch(a);
+    return;
+  }
   with_block_size("15", a.block, [&](auto b) {
     constexpr int kBlock = decltype(b)::value;
-    const int blocks = cluster_blocks<kBlock>();
-    if (static_cast<int>(a.grid) != blocks || !fits_cluster(a.n, a.block, blocks)) {
-      stage_14().launch(a);
-      return;
-    }
     const ClusterLaunch cluster(a.grid, kBlock, a.stream);
     CUDA_CHECK(cudaLaunchKernelEx(&cluster.config, cluster_sum<kBlock>, a.in, a.n,
                                   chunk_vectors(a.in, a.n, a.grid, kBlock), a.out));

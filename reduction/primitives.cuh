@@ -88,15 +88,15 @@ __device__ __forceinline__ float chunk_thread_sum(const float* __restrict__ in, 
     for (int u = 0; u < kUnroll; ++u) acc[u] = (((acc[u] + p[u].x) + p[u].y) + p[u].z) + p[u].w;
   }
   // Fewer than kUnroll vectors left for this thread: issued together as well, so they
-  // cost one trip to memory, not one each.
+  // cost one trip to memory, not one each (a missing vector reads as zeros, and the
+  // additions come after every load).
   if (i < end) {
     float4 p[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (i + u * kBlock < end) p[u] = __ldg(body + i + u * kBlock);
+      p[u] = i + u * kBlock < end ? __ldg(body + i + u * kBlock) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (i + u * kBlock < end) acc[u] = (((acc[u] + p[u].x) + p[u].y) + p[u].z) + p[u].w;
+    for (int u = 0; u < kUnroll; ++u) acc[u] = (((acc[u] + p[u].x) + p[u].y) + p[u].z) + p[u].w;
   }
   if (thread < split.head) acc[0] += in[thread];
   if (thread < n - split.tail_begin()) acc[0] += in[split.tail_begin() + thread];
