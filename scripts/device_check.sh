@@ -71,7 +71,7 @@ for step in "${steps[@]}"; do
       ;;
     experiments)
       for e in ${EXPERIMENTS:-finish lastblock critical phases bulk shapes tiles}; do
-        "$BUILD_DIR/experiments/single_pass_variants" "$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
+        "$BUILD_DIR/experiments/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done

@@ -213,7 +213,7 @@ __device__ __forceinline__ T block_reduce_lanes(T v, Op op, Lanes lanes) {
 // five shuffles add the lanes. The last block of the ticket path has two block sums
 // between its data and the result (its own, and the partials'), so this shortens the
 // critical path; chapter 12 and the "critical" experiment
-// (experiments/single_pass_variants.cu) have the measured difference. The order is
+// (experiments/critical.cu) have the measured difference. The order is
 // fixed, so the result is as deterministic as block_reduce's, and just as deep:
 // log2(kBlock) operations.
 template <int kBlock, typename T, typename Op>

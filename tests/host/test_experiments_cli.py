@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""experiments/single_pass_variants' command line: --help, and exit code 2 with one
-sentence for a missing or unknown experiment and an unwritable --csv file. Runs with or
-without a GPU (the refusals come before the device is looked for).
+"""One experiment program's command line (build/experiments/<name>): --help, and the
+refusals that every program makes before it looks for a GPU (exit code 2, one sentence
+on stderr naming the value, no file written); then exit code 3 for a device that is not
+there, and with no GPU at all, exit 3 for a plain run with nothing written. Runs with
+or without a GPU: no case here starts a measurement.
 
-usage: test_experiments_cli.py PATH/TO/single_pass_variants
+usage: test_experiments_cli.py PATH/TO/build/experiments/NAME
 """
+import os
 import subprocess
 import sys
+import tempfile
 
 program = sys.argv[1]
+name = os.path.basename(program)
 failures = []
+passed = 0
 
 
 def run(args):
@@ -17,23 +23,62 @@ def run(args):
     return p.returncode, p.stdout, p.stderr
 
 
+def expect(label, ok, detail):
+    global passed
+    if ok:
+        passed += 1
+    else:
+        failures.append(f"{label}: {detail}")
+
+
+def one_sentence(err):
+    """One line on stderr, naming the program, ending with a full stop."""
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
+
+
 rc, out, err = run(["--help"])
-if rc != 0 or any(mode not in out for mode in ("finish", "lastblock", "critical", "phases", "bulk", "shapes", "tiles")):
-    failures.append(f"--help: exit {rc}, output {out!r}")
-for args, needle in [
-    ([], "name an experiment"),
-    (["bogus"], "unexpected argument 'bogus'"),
-    (["finish", "tiles"], "unexpected argument 'tiles'"),
-    (["bulk", "shapes"], "unexpected argument 'shapes'"),
-    (["lastblock", "phases"], "unexpected argument 'phases'"),
-    (["critical", "finish"], "unexpected argument 'finish'"),
-    (["finish", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir/x.csv"),
-]:
-    rc, out, err = run(args)
-    if rc != 2 or needle not in err:
-        failures.append(f"{args}: exit {rc} (expected 2), stderr {err!r} (expected {needle!r})")
+expect("--help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "chapters/90_lab_notes.md",
+               "Exit codes"):
+    expect(f"--help names {needle!r}", needle in out, f"output {out!r}")
+
+with tempfile.TemporaryDirectory() as scratch:
+    missing = os.path.join(scratch, "no", "such", "dir")
+    for args, needle in [
+        (["bogus"], "unexpected argument 'bogus'"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--csv"], "option --csv needs a value"),
+        (["--csv", f"{missing}/x.csv"], f"{missing}/x.csv"),
+        ([f"--csv={missing}/x.csv"], f"{missing}/x.csv"),
+        (["--json", f"{missing}/x.json"], f"{missing}/x.json"),
+        ([f"--json={missing}/x.json"], f"{missing}/x.json"),
+        (["--device", "x"], "--device 'x'"),
+        (["--device=-1"], "--device '-1'"),
+        (["--help=yes"], "unknown option '--help'"),
+        # A bad option after a good output file: refused before anything is written.
+        (["--csv", os.path.join(scratch, "a.csv"), "--bogus"], "unknown option '--bogus'"),
+    ]:
+        rc, out, err = run(args)
+        expect(f"{args}", rc == 2 and needle in err and one_sentence(err),
+               f"exit {rc} (expected 2), stderr {err!r} (expected one sentence with {needle!r})")
+    expect("no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+
+    # No such device, with or without a GPU in this machine: exit 3 before any work.
+    csv = os.path.join(scratch, "r.csv")
+    rc, out, err = run(["--device", "1023", "--csv", csv])
+    expect("--device 1023", rc == 3 and one_sentence(err) and out == "",
+           f"exit {rc} (expected 3), stdout {out!r}, stderr {err!r}")
+    expect("no file written for a missing device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+
+    # With no GPU at all, a plain run stops with exit 3 too.
+    if "No CUDA device" in err:
+        rc, out, err = run(["--csv", csv, f"--json={scratch}/r.json"])
+        expect("no GPU", rc == 3 and "No CUDA device" in err and one_sentence(err),
+               f"exit {rc} (expected 3), stderr {err!r}")
+        expect("no file written without a GPU", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
 for f in failures:
     print("FAIL:", f)
-print(f"{8 - len(failures)} passed, {len(failures)} failed")
+print(f"{name}: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
