@@ -332,7 +332,8 @@ def test_running_view():
     text = path.read_text(encoding="utf-8")
     check("running view: exit 0", rc == 0, err)
     check("running view: the header of the ladder table",
-          "| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n|:---|:---|---:|---:|---:|---:|" in text,
+          "| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n"
+          "|:---|:---|---:|---:|---:|---:|" in text,
           text)
     check("running view: stage 01 has no step, and 1x cumulative", "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text,
           text)
