@@ -468,23 +468,29 @@ def flight_inputs(root: Path, results: Path) -> dict:
 
 
 TICKET_STEPS = [
-    ("store", r"\[blockIdx\.x\]\s*=\s*v\s*;"),
-    ("fence", r"__threadfence\(\)\s*;"),
-    ("ticket", r"atomicAdd\(\s*\w+\s*,\s*1u?\s*\)"),
-    ("last", r"==\s*gridDim\.x\s*-\s*1"),
-    ("read", r"for\s*\(\s*unsigned\s+b\s*=\s*threadIdx\.x\s*;\s*b\s*<\s*gridDim\.x"),
-    ("reset", r"\*\s*ticket\s*=\s*0\s*;"),
+    ("store the partial", r"\[\s*blockIdx\.x\s*\]\s*=\s*[^;=]+;"),
+    ("__threadfence()", r"__threadfence\(\)\s*;"),
+    ("take a ticket", r"atomic(?:Add|Inc)\s*\("),
+    ("compare with the last ticket", r"==\s*\(?\s*gridDim\.x\s*-\s*1"),
+    ("read every partial",
+     r"for\s*\(\s*(?:unsigned|int|std::size_t)\s+\w+\s*=\s*threadIdx\.x\s*;\s*\w+\s*<\s*gridDim\.x"),
+    ("reset the ticket", r"\w*(?:ticket|counter)\w*(?:\[\s*0\s*\])?\s*=\s*0u?\s*;|atomicExch\s*\("),
 ]
+
+
+def registry_sources(root: Path, word: str) -> list[str]:
+    """Sources of registered stages whose file name holds `word` (last_block, cluster)."""
+    try:
+        stages = update_docs.read_registry(root)
+    except update_docs.DocsError as e:
+        raise DiagramError(str(e)) from None
+    return [s.source for s in stages if word in Path(s.source).name]
 
 
 def ticket_inputs(root: Path) -> dict:
     """The ticket's steps, found in order in the last-block stage when the registry has
     one, else in single_pass.cuh's plain (fenced) path."""
-    candidates = []
-    try:
-        candidates = [s.source for s in update_docs.read_registry(root) if "last_block" in s.source]
-    except update_docs.DocsError as e:
-        raise DiagramError(str(e)) from None
+    candidates = registry_sources(root, "last_block")
     path = candidates[0] if candidates else "single_pass/single_pass.cuh"
     text = strip_comments(read_source(root, path))
     pos = 0
@@ -496,16 +502,42 @@ def ticket_inputs(root: Path) -> dict:
     return {"source": path, "blocks": TICKET_BLOCKS, "steps": [name for name, _ in TICKET_STEPS]}
 
 
+CLUSTER_NAMES = ("kMaxCluster", "kClusterSize", "kClusterBlocks")
+CLUSTER_STEPS = [
+    ("a shared array of one slot per block", r"__shared__\s+\w+\s+\w+\s*\[\s*k\w*Cluster\w*\s*\]"),
+    ("the push into block 0", r"map_shared_rank\s*\(\s*\w+\s*,\s*0\s*\)"),
+    ("the cluster barrier", r"\.sync\s*\(\s*\)|barrier\.cluster"),
+    ("block 0 adds", r"rank\s*==\s*0|block_rank\s*\(\s*\)\s*==\s*0"),
+]
+
+
 def cluster_inputs(root: Path) -> dict:
-    sp = "single_pass/single_pass.cuh"
-    text = read_source(root, sp)
-    size = constant(text, "kMaxCluster", sp)
-    body = strip_comments(function_body(text, r"cluster_kernel\s*\(", sp))
-    for call in (r"__shared__\s+T\s+partials\[kMaxCluster\]", r"cluster\.map_shared_rank\(partials,\s*0\)\[rank\]",
-                 r"cluster\.sync\(\)", r"rank\s*==\s*0"):
-        if not re.search(call, body):
-            raise DiagramError(f"{sp}: cluster_kernel no longer matches {call!r}; the figure draws that step.")
-    return {"source": sp, "cluster": size}
+    """The cluster size from the one-cluster stage when the registry has one that defines
+    it, and from single_pass.cuh; where both define it they must agree."""
+    found = {}
+    for path in registry_sources(root, "cluster") + ["single_pass/single_pass.cuh"]:
+        if not (root / path).is_file():
+            continue
+        text = read_source(root, path)
+        for name in CLUSTER_NAMES:
+            if re.search(rf"constexpr\s+[\w:]+(?:\s+[\w:]+)?\s+{name}\s*=", strip_comments(text)):
+                found[path] = (name, constant(text, name, path))
+                break
+    if not found:
+        raise DiagramError("single_pass/single_pass.cuh defines no constant kMaxCluster (nor kClusterSize or "
+                           "kClusterBlocks), and no registered cluster stage does either.")
+    if len({v for _, v in found.values()}) != 1:
+        names = ", ".join(f"{p} sets {n} = {v}" for p, (n, v) in found.items())
+        raise DiagramError(f"the cluster size is not the same everywhere: {names}.")
+    path, (name, size) = next(iter(found.items()))
+    text = strip_comments(read_source(root, path))
+    pos = 0
+    for step, pattern in CLUSTER_STEPS:
+        m = re.compile(pattern).search(text, pos)
+        if not m:
+            raise DiagramError(f"{path}: the cluster's step {step!r} ({pattern}) is not found after the previous step.")
+        pos = m.end()
+    return {"source": path, "constant": name, "cluster": size}
 
 
 # ---- drawing -------------------------------------------------------------------------
@@ -1086,11 +1118,11 @@ def select(only: str | None) -> list[Figure]:
     return [known[n] for n in names]
 
 
-def check(root: Path, results: Path, out: Path, figures: list[Figure]) -> list[str]:
+def check(root: Path, results: Path, out: Path, figures: list[Figure], redraw: bool = True) -> list[str]:
     """One line per problem: a missing figure, a stale fingerprint, or (same renderer
-    here as recorded) bytes that differ from a fresh drawing."""
+    here as recorded, and `redraw`) bytes that differ from a fresh drawing."""
     problems = []
-    renderer = renderer_version()
+    renderer = renderer_version() if redraw else None
     plt = pyplot() if renderer else None
     for f in figures:
         path = out / f.name
