@@ -2,7 +2,7 @@
 """Concept diagrams for the chapters, drawn from the code's own parameters.
 
     scripts/diagrams.py              draw every figure into chapters/figures/
-    scripts/diagrams.py --check      draw nothing; exit 1 naming every missing or stale figure
+    scripts/diagrams.py --check      write nothing; exit 1 naming every missing or stale figure
     scripts/diagrams.py --list       print the figures' file names, one a line
 
 Options: --root DIR (the repository, default this script's parent folder), --out DIR
@@ -24,8 +24,10 @@ The figures and where their numbers come from:
                             full occupancy from results/h200/occupancy_03_sweep.csv
   last_block_ticket.png     the steps of the last-block ticket (store, __threadfence(),
                             atomicAdd on the ticket, the last ticket adds), checked in order
-                            against the source that holds them
-  cluster_dsmem.png         kMaxCluster and the cluster calls of single_pass.cuh
+                            against the registered last-block stage, else single_pass.cuh
+  cluster_dsmem.png         the cluster size (kMaxCluster) and the cluster's steps, from the
+                            registered one-cluster stage where it defines them, else from
+                            single_pass.cuh
 
 Each kernel expression is evaluated here for a small block (16 threads, 16 elements) and
 the result is checked (every element summed exactly once) before anything is drawn, so a
@@ -1161,7 +1163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
     p.add_argument("--out", type=Path, help="where the PNGs go (default: ROOT/chapters/figures)")
     p.add_argument("--only", help="comma-separated figure file names (default: all)")
-    p.add_argument("--check", action="store_true", help="draw nothing; exit 1 when a figure is missing or stale")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure is missing or stale")
     p.add_argument("--list", action="store_true", help="print the figures' file names and exit")
     args = p.parse_args(argv)
     root = args.root.resolve()
