@@ -47,6 +47,10 @@ columns="key:#,median_us:median (us)". Options:
     view=sweep      a pivot over sweep.csv: row=n, col=key and, for every stage S in
                     stages=S,..., the columns S.median_us and (for S other than cub)
                     S.vs_cub; sizes=2^10,2^20,... picks rows (default all)
+    view=running    the ladder so far, one row per stage (kind = stage) in the file's
+                    order: time, GB/s, step speedup (vs_previous) and cumulative speedup
+                    (speedup_vs_01); upto=NN stops at stage NN. The stages registered
+                    for the document that holds the marker are in bold.
     view=text       the file's lines in a fenced block: lines=A-B (1-based), match=REGEX
 
 Number formats: a Python format spec (.2f, .1e, .0f, ,.0f), `pow2` (2^24 for a power of
@@ -610,6 +614,60 @@ def render_text(marker: Marker, name: str, options: dict[str, str], ctx: Context
     return f"{fence}text\n" + "\n".join(lines) + f"\n{fence}\n\n*Source: [{shown}]({link}).*"
 
 
+RUNNING_COLUMNS = ("key", "kind", "stage", "median_us", "gbs", "vs_previous", "speedup_vs_01")
+
+
+def render_running(marker: Marker, data: ResultFile, options: dict[str, str], ctx: Context) -> str:
+    """The ladder as one running table, stage by stage: time, GB/s, the step speedup
+    (the previous stage's time over this one's, the CSV's vs_previous) and the cumulative
+    speedup (stage 01's time over this one's, speedup_vs_01). upto=NN stops at stage NN;
+    the stages whose registered chapter is the document holding the marker are in bold."""
+    check_options(marker, options, {"view", "upto"})
+    for column in RUNNING_COLUMNS:
+        require_column(marker, data, column)
+    rows = [r for r in data.rows if r["kind"].strip() == "stage" and re.fullmatch(r"\d+", r["key"].strip())]
+    if not rows:
+        raise DocsError(f"{marker.where}: {data.path.name} has no stage rows (kind = stage) for view=running.")
+    if "upto" in options:
+        upto = options["upto"].strip()
+        if not re.fullmatch(r"\d+", upto):
+            raise DocsError(f"{marker.where}: upto={upto} must be a stage number such as 05.")
+        if not any(int(r["key"]) == int(upto) for r in rows):
+            keys = ", ".join(r["key"] for r in rows)
+            raise DocsError(f"{marker.where}: upto={upto} names no stage row of {data.path.name} (it has: {keys}).")
+        rows = [r for r in rows if int(r["key"]) <= int(upto)]
+    doc = Path(os.path.relpath(marker.doc_path.resolve(), ctx.root.resolve())).as_posix()
+    own = {int(s.key) for s in read_registry(ctx.root) if s.kind == "stage" and s.chapter == doc}
+
+    def speedup(r: dict[str, str], column: str) -> str:
+        text = format_value(r[column], ".2f", column, marker.where)
+        return text if text == "-" else text + "x"
+
+    lines = [
+        "| # | stage | time (us) | GB/s | step speedup | cumulative speedup |",
+        "|:---|:---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cells = [
+            r["key"],
+            r["stage"],
+            format_value(r["median_us"], FORMATS["median_us"], "median_us", marker.where),
+            format_value(r["gbs"], FORMATS["gbs"], "gbs", marker.where),
+            speedup(r, "vs_previous"),
+            speedup(r, "speedup_vs_01"),
+        ]
+        cells = [markdown_cell(c) for c in cells]
+        if int(r["key"]) in own:
+            cells = [f"**{c}**" for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    legend = (
+        "*Step speedup: the previous stage's time over this one's; cumulative: stage 01's time over this one's"
+        + ("; in bold, this chapter's stages" if any(int(r["key"]) in own for r in rows) else "")
+        + ".*"
+    )
+    return "\n".join(lines) + "\n\n" + legend + "\n\n" + source_note(data, marker.doc_path, ctx.root)
+
+
 def render_results(marker: Marker, ctx: Context) -> str:
     positional, options = split_args(marker)
     if len(positional) != 1:
@@ -617,11 +675,13 @@ def render_results(marker: Marker, ctx: Context) -> str:
     view = options.get("view", "table")
     if view == "text":
         return render_text(marker, positional[0], options, ctx)
-    if view not in ("table", "pivot", "sweep"):
-        raise DocsError(f"{marker.where}: unknown view {view!r} (allowed: table, pivot, sweep, text).")
+    if view not in ("table", "pivot", "sweep", "running"):
+        raise DocsError(f"{marker.where}: unknown view {view!r} (allowed: table, pivot, sweep, running, text).")
     data = ctx.load(marker, positional[0])
     if view == "table":
         return render_table(marker, data, options, ctx)
+    if view == "running":
+        return render_running(marker, data, options, ctx)
     return render_pivot(marker, data, options, ctx, sweep=view == "sweep")
 
 

@@ -292,6 +292,75 @@ def test_sweep_and_pivot_views():
     box.close()
 
 
+RUNNING = (
+    META
+    + "n,key,kind,stage,median_us,gbs,vs_previous,speedup_vs_01\n"
+    + "1048576,01,stage,naive,100,40,,1\n"
+    + "1048576,02,stage,\"shared, %\",200,20,0.5,0.5\n"
+    + "1048576,03,stage,bitwise,80,50,2.5,1.25\n"
+    + "1048576,04,stage,interleaved,40,100,2,2.5\n"
+    + "1048576,cub,baseline,CUB,20,200,,5\n"
+)
+
+
+def running_sandbox():
+    """A sandbox with a result file for the running view and a registry that puts
+    stages 02 and 03 in chapters/c.md and the others elsewhere."""
+    box = Sandbox()
+    box.write_result("run.csv", RUNNING)
+    (box.root / "reduction").mkdir()
+    names = {1: "one", 2: "two", 3: "three", 4: "four"}
+    (box.root / "reduction" / "stages.cpp").write_text(
+        "registry() {\n  stages = {" + ", ".join(f"describe_{v}()" for v in names.values()) + "};\n"
+        "  return stages;\n}\n"
+    )
+    for number, name in names.items():
+        chapter = "chapters/c.md" if number in (2, 3) else "chapters/other.md"
+        (box.root / "reduction" / f"0{number}_{name}.cu").write_text(
+            f'Stage describe_{name}() {{\n  Stage s;\n  s.number = {number};\n  s.id = "{name}";\n'
+            f'  s.title = "{name}";\n  s.source = "reduction/0{number}_{name}.cu";\n  s.chapter = "{chapter}";\n'
+            "  return s;\n}\n"
+        )
+    return box
+
+
+def test_running_view():
+    box = running_sandbox()
+    path = box.doc(block("run.csv view=running upto=03"))
+    other = box.doc(block("run.csv view=running"), name="other.md")
+    rc, _, err = box.run()
+    text = path.read_text(encoding="utf-8")
+    check("running view: exit 0", rc == 0, err)
+    check("running view: the header of the ladder table",
+          "| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n"
+          "|:---|:---|---:|---:|---:|---:|" in text,
+          text)
+    check("running view: stage 01 has no step, and 1x cumulative", "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text,
+          text)
+    check("running view: this chapter's stages in bold, from the registry",
+          "| **02** | **shared, %** | **200.0** | **20** | **0.50x** | **0.50x** |" in text
+          and "| **03** | **bitwise** | **80.0** | **50** | **2.50x** | **1.25x** |" in text, text)
+    check("running view: upto stops the table, baselines never appear",
+          "| 04 |" not in text and "**04**" not in text and "CUB" not in text, text)
+    check("running view: the legend names the bold rows", "in bold, this chapter's stages" in text, text)
+    text = other.read_text(encoding="utf-8")
+    check("running view: without upto every stage, bold only for the document's own",
+          "| 02 | shared, % | 200.0 | 20 | 0.50x | 0.50x |" in text and "| **04** | **interleaved** |" in text
+          and "| **01** |" in text and "CUB" not in text, text)
+    rc, out, _ = box.run("--check")
+    check("running view: --check passes after generation", rc == 0, out)
+    other.unlink()
+    expect_error("running view: upto names no stage", box, block("run.csv view=running upto=09"),
+                 "upto=09 names no stage row of run.csv (it has: 01, 02, 03, 04)")
+    expect_error("running view: upto must be a number", box, block("run.csv view=running upto=cub"),
+                 "upto=cub must be a stage number")
+    expect_error("running view: an unknown option", box, block("run.csv view=running rows=01"),
+                 "unknown option 'rows'")
+    expect_error("running view: a file without the speedup columns", box, block("r.csv view=running"),
+                 "r.csv has no column 'kind'")
+    box.close()
+
+
 def test_inline_values_and_text_view():
     box = Sandbox()
     box.write_result("log.txt", "line one\nsanitize 01 ok\nsanitize 02 ok\nend\n")
@@ -536,6 +605,7 @@ TESTS = [
     test_table_generation,
     test_ranges_empty_cells_and_tiny_numbers,
     test_sweep_and_pivot_views,
+    test_running_view,
     test_inline_values_and_text_view,
     test_check_reports_stale_parts,
     test_refusals,
