@@ -16,57 +16,26 @@
 // Systems) shows one kernel per sum instead of two; its gpu__time_duration.sum is
 // about that of stage 10's first kernel alone.
 // Chapter: chapters/11_atomics_and_baselines.md
-#include <cooperative_groups.h>
-
 #include <algorithm>
 
 #include "block_sizes.hpp"
 #include "passes.hpp"
+#include "primitives.cuh"
 #include "stage.hpp"
 
 #include "cuda_check.hpp"
-
-namespace cg = cooperative_groups;
 
 namespace reduction {
 namespace {
 
 constexpr int kLoads = 8;
-constexpr unsigned kTileSize = 32;  // a warp
 
+// Stage 10's kernel up to the block's sum (its two parts are in primitives.cuh); then
+// one atomic per block instead of a store for a second launch.
 template <unsigned kBlock>
 __global__ void __launch_bounds__(kBlock) atomic_block_sum(const float* __restrict__ in, std::size_t n, float* out) {
-  static_assert(kBlock % kTileSize == 0 && kBlock <= 1024, "the block is a whole number of tiles");
-  constexpr unsigned kTiles = kBlock / kTileSize;
-  __shared__ float tile_sums[kTiles];
-
-  const cg::thread_block block = cg::this_thread_block();
-  const cg::thread_block_tile<kTileSize> tile = cg::tiled_partition<kTileSize>(block);
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
-  std::size_t i = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
-
-  float sum[kLoads] = {};
-  for (; i + (kLoads - 1) * stride < n; i += kLoads * stride) {
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
-  }
-  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
-
-  float v = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) v += sum[k];
-
-#pragma unroll
-  for (unsigned offset = kTileSize / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
-  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
-  block.sync();  // outside every branch: the whole block reaches it
-
-  if (tile.meta_group_rank() == 0) {  // the whole first tile enters
-    v = tile.thread_rank() < kTiles ? tile_sums[tile.thread_rank()] : 0.0f;
-#pragma unroll
-    for (unsigned offset = kTiles / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
-    if (tile.thread_rank() == 0) atomicAdd(out, v);  // one atomic per block
-  }
+  const float v = tile_block_sum<kBlock>(unrolled_thread_sum<kBlock, kLoads>(in, n));
+  if (threadIdx.x == 0) atomicAdd(out, v);  // one atomic per block
 }
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {

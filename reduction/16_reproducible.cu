@@ -1,23 +1,15 @@
 // Stage 16: a sum that is bitwise identical for every launch, start address and GPU.
 //
-// Idea: make the order of the additions a function of n alone. The input is cut into
-// tiles of kTile = 32768 floats, a constant of the result's definition. A team of 128
-// threads (four warps) sums one tile, always the same way: thread r adds the float4s
-// r, r + 128, r + 256, ... of the tile component by component, a fixed shuffle tree adds
-// each warp, and the tile sum is (w0 + w1) + (w2 + w3). Teams take tiles in order from a
-// counter, and tile sums land in scratch by tile index, whoever computed them. The last
-// block (stage 13's __threadfence() and ticket) adds the tile sums in a fixed order:
-// groups of 32 left to right, then a pairwise tree over the group sums. An input that
-// does not start on a 16-byte boundary is read with scalar loads in exactly the order
-// of the float4 path, so the start address does not change the result either; IEEE
-// round-to-nearest additions in one order give the same bits on every CUDA GPU.
-// Fixes: stages 13-15 are deterministic for one configuration only: their sum changes
-// with the block size, the grid (so with the GPU's SM count) and the alignment.
-// Error bound (common/verify.hpp): 64 additions in a thread's accumulator, 2 joining the
-// components, 5 in the warp tree, 2 joining the warps, 32 in a group, and ceil(log2 G)
-// in the tree over the G group sums.
-// Expect: near the fastest single-pass stage at large n; slower at small n, where few
-// tiles mean few teams. In Nsight Compute, dram__throughput near stage 15's.
+// Idea: the order of the additions depends on n alone. Tiles of kTile = 32768 floats (a
+// constant of the result's definition); a team of 128 threads sums a tile always the
+// same way (thread r adds float4s r, r + 128, ... component by component, then a fixed
+// shuffle tree, then (w0 + w1) + (w2 + w3)); teams take tiles in order from a counter,
+// and tile sums land in scratch by tile index. The last block (stage 13's fence and
+// ticket) adds them in a fixed order: groups of 32 left to right, then a pairwise tree.
+// A misaligned input is read with scalar loads in the float4 path's order.
+// Fixes: stages 13-15 change their sum with the block size, the grid and the alignment.
+// Error bound: 64 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups.
+// Expect: near stage 15 at large n, slower at small n (few tiles, few teams).
 // Chapter: chapters/16_reproducible.md
 #include <algorithm>
 #include <cstdint>
@@ -61,11 +53,6 @@ __device__ __forceinline__ float4 load4(const float* p) {
   }
 }
 
-// Lane 0 gets the warp's sum of the threads' (x + y) + (z + w).
-__device__ __forceinline__ float lane_and_warp_sum(float ax, float ay, float az, float aw) {
-  return warp_sum((ax + ay) + (az + aw));
-}
-
 // A full tile: thread r of the team adds the float4s r + 128k, k = 0..63, component
 // by component; lane 0 of each warp gets its warp's sum.
 template <bool kAligned>
@@ -84,7 +71,7 @@ __device__ float full_tile_sum(const float* tile, unsigned rank) {
       aw += v[b].w;
     }
   }
-  return lane_and_warp_sum(ax, ay, az, aw);
+  return warp_sum((ax + ay) + (az + aw));  // in lane 0
 }
 
 // The last tile when n is not a multiple of kTile: the same order, skipping the
@@ -97,7 +84,7 @@ __device__ float partial_tile_sum(const float* tile, std::size_t count, unsigned
     for (int c = 0; c < 4; ++c)
       if (first + c < count) acc[c] += __ldg(tile + first + c);
   }
-  return lane_and_warp_sum(acc[0], acc[1], acc[2], acc[3]);
+  return warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));  // in lane 0
 }
 
 // Where tile t's sum is stored: transposed, so that when thread g later adds group g

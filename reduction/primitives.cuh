@@ -2,12 +2,15 @@
 // which stage and chapter explain it; a stage that uses one needs only its name.
 //
 //   warp_sum, block_sum    stage 08 (chapters/08_warp_shuffles.md)
+//   unrolled_thread_sum,   stage 10 (chapters/10_loop_unrolling.md)
+//   tile_block_sum
 //   Float4Split            stage 12 (chapters/12_vector_loads.md)
 //   chunk_thread_sum       stage 13 (chapters/13_last_block.md)
 //   block_sum_one_round    stage 13 (chapters/13_last_block.md)
 //   ticket_grid            stage 13 (chapters/13_last_block.md)
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,6 +41,49 @@ __device__ inline float block_sum(float v) {
   if (warp == 0) {
     v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
     v = warp_sum(v);
+  }
+  return v;
+}
+
+// ---- stage 10: sizes known at compile time ---------------------------------------------
+
+// One thread's grid-stride sum, kLoads loads per stride issued back to back into kLoads
+// accumulators (the loop is unrolled: kLoads is a constant).
+template <unsigned kBlock, int kLoads>
+__device__ __forceinline__ float unrolled_thread_sum(const float* __restrict__ in, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+  std::size_t i = blockIdx.x * static_cast<std::size_t>(kBlock) + threadIdx.x;
+  float sum[kLoads] = {};
+  for (; i + (kLoads - 1) * stride < n; i += kLoads * stride) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
+  }
+  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
+  float v = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) v += sum[k];
+  return v;
+}
+
+// Thread 0 gets the block's sum: each 32-thread tile (cooperative groups) shuffles to
+// its first thread, then the first tile adds the kBlock / 32 tile sums in exactly
+// log2(kBlock / 32) shuffles. Every thread of the block must call it.
+template <unsigned kBlock>
+__device__ __forceinline__ float tile_block_sum(float v) {
+  namespace cg = cooperative_groups;
+  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "the block is a whole number of tiles");
+  constexpr unsigned kTiles = kBlock / 32;
+  __shared__ float tile_sums[kTiles];
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+#pragma unroll
+  for (unsigned offset = 16; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
+  block.sync();                       // outside every branch: the whole block reaches it
+  if (tile.meta_group_rank() == 0) {  // the whole first tile enters
+    v = tile.thread_rank() < kTiles ? tile_sums[tile.thread_rank()] : 0.0f;
+#pragma unroll
+    for (unsigned offset = kTiles / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
   }
   return v;
 }

@@ -180,3 +180,45 @@ TEST_CASE("stages accept any start address (offset inputs)", "[gpu][stages][alig
     }
   }
 }
+
+TEST_CASE("stages 14 and 15 choose their kernel by n, and every path sums correctly", "[gpu][stages][paths]") {
+  const Stage& s14 = *reduction::find_stage("tagged_slots");
+  const Stage& s15 = *reduction::find_stage("one_cluster");
+  for (int block : {128, 512, 1024}) {
+    // Stage 14: one block (no scratch) up to block x 32 floats, the tagged ticket above.
+    const std::size_t one_block = static_cast<std::size_t>(block) * 32;
+    const auto p1 = s14.plan(one_block, block, device());
+    const auto p2 = s14.plan(one_block + 1, block, device());
+    INFO("block " << block);
+    CHECK(p1.grid == 1);
+    CHECK(p1.scratch_bytes == 0);
+    CHECK(p2.grid > 1);
+    CHECK(p2.scratch_bytes > 0);
+    // Stage 15: stage 14's one block below that; on Hopper, one cluster of 8 or 16 blocks
+    // and no scratch up to (cluster) x block x 16 floats; stage 14's plan above and on
+    // GPUs without clusters.
+    CHECK(s15.plan(one_block, block, device()).grid == 1);
+    const auto c = s15.plan(one_block + 1, block, device());
+    if (device().cc_major >= 9) {
+      CHECK((c.grid == 8 || c.grid == 16));
+      CHECK(c.scratch_bytes == 0);
+      const std::size_t cluster_max = static_cast<std::size_t>(c.grid) * block * 16;
+      const auto last = s15.plan(cluster_max, block, device());
+      CHECK(last.grid == c.grid);
+      CHECK(last.scratch_bytes == 0);
+      const auto beyond = s15.plan(cluster_max + 1, block, device());
+      const auto beyond14 = s14.plan(cluster_max + 1, block, device());
+      CHECK(beyond.grid == beyond14.grid);
+      CHECK(beyond.scratch_bytes == beyond14.scratch_bytes);
+      for (std::size_t n : {one_block + 1, cluster_max, cluster_max + 1})
+        check_stage(s15, Pattern::mixed_signs, n, block);
+    } else {
+      CHECK(c.grid == p2.grid);
+      CHECK(c.scratch_bytes == p2.scratch_bytes);
+    }
+    for (std::size_t n : {one_block, one_block + 1}) {
+      check_stage(s14, Pattern::mixed_signs, n, block);
+      check_stage(s15, Pattern::mixed_signs, n, block);
+    }
+  }
+}
