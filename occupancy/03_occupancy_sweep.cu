@@ -14,7 +14,7 @@
 // the fastest configurations are the fullest ones (the chapter shows the sweep).
 // Nsight Compute: sm__warps_active.avg.pct_of_peak_sustained_active (achieved
 // occupancy) next to dram__throughput.avg.pct_of_peak_sustained_elapsed.
-// Chapter: chapters/00_occupancy.md
+// Chapter: chapters/21_occupancy.md
 #include <cuda_runtime.h>
 
 #include <algorithm>
