@@ -29,9 +29,11 @@ std::uint64_t operand_seed(std::uint64_t seed, Operand which) { return 2 * seed 
 
 float float_input_value(std::uint64_t seed, Operand which, std::size_t i) {
   const std::uint64_t h = common::hash64(operand_seed(seed, which), i);
-  // 23 random bits: 0.5 + k 2^-24 with k < 2^23 is exactly a float in [0.5, 1).
-  const float magnitude = 0.5f + static_cast<float>(h >> 41) * 0x1p-24f;
-  return (h & 1) ? -magnitude : magnitude;
+  // 23 random bits: 0.5 + k 2^-24 with k < 2^23 is exactly a float in [0.5, 1), and a
+  // power-of-two scale keeps it exact. The sign comes from the low bits, which the
+  // magnitude does not use.
+  const float magnitude = (0.5f + static_cast<float>(h >> 41) * 0x1p-24f) * kFloatInputScale;
+  return h % kNegativeOneIn == 0 ? -magnitude : magnitude;
 }
 
 std::int8_t int8_input_value(std::uint64_t seed, Operand which, std::size_t i, int magnitude) {
@@ -131,6 +133,11 @@ HostVectors make_inputs(ElementType type, std::uint64_t seed, std::size_t n, int
 
 double decode(const HostVectors& v, Operand which, std::size_t i) {
   return with_element(v.type, [&](auto tag) { return decode_as<decltype(tag)>(v, which, i); });
+}
+
+double DotReference::condition_number() const {
+  const double v = std::fabs(value());
+  return v > 0.0 ? sum_abs / v : INFINITY;
 }
 
 DotReference reference_dot(const HostVectors& v) {

@@ -1,7 +1,9 @@
 // The one dot-product kernel every variant instantiates.
 //
-// Structure: the single-pass reduction of stage 13 (single_pass/single_pass.cuh) with
-// two inputs and the multiply fused into the loads' consumer:
+// Structure: the last-block single pass of stage 13 (a fence, then an atomic ticket; the
+// block that draws the last ticket adds the partials), with two inputs and the
+// multiply fused into the loads' consumer. Only the block sum comes from the generic
+// header, single_pass/single_pass.cuh.
 //   1. Grid-stride over 16-byte chunks of x and y. Each thread first issues kUnroll
 //      chunk loads per vector, a grid stride apart, and only then folds them into
 //      kUnroll independent accumulators, so 2 x kUnroll x 16 bytes are in flight per

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -51,11 +52,14 @@ struct Row {
   common::Timing timing;
 };
 
+// The float inputs of dot_inputs.hpp, before rounding to a type.
+const char* const kFloatInputs = "magnitude uniform in [2^-7, 2^-6), negative with probability 1/4";
+
 std::string input_description(ElementType t, int int8_magnitude) {
   if (t == ElementType::i8)
     return "non-zero whole numbers uniform in [-" + std::to_string(int8_magnitude) + ", " +
            std::to_string(int8_magnitude) + "]";
-  return "random sign, magnitude uniform in [0.5, 1), rounded to " + element_name(t);
+  return std::string(kFloatInputs) + ", rounded to " + element_name(t);
 }
 
 std::string format_bytes(double bytes) {
@@ -105,7 +109,9 @@ class VariantRunner {
     common::RowMeasure measure(v.id);
     row.output = measure.checked([&] { return prepared.run_checked(); });
     row.check = prepared.check(row.output, in.ref);
-    if (!row.check.ok || options_.run_once) return row;
+    // An unbounded row (its bound cannot tell the result from 0) is still timed; the
+    // table says "no-bound" and shows the measured error.
+    if (!row.check.acceptable() || options_.run_once) return row;
     row.timing = measure.timed([&] { prepared.launch(); }, options_.timing, options_.warm_l2, stream_, flusher_);
     row.timed = true;
     return row;
@@ -127,7 +133,7 @@ common::Record make_record(const Row& r, std::size_t n, const DotReference& ref,
   const double pair_bytes = 2.0 * static_cast<double>(element_bytes(v.element));
   const double us = r.timed ? r.timing.us.median : NAN;
   const double gbs = r.timed ? static_cast<double>(n) * pair_bytes / (us * 1e-6) / 1e9 : NAN;
-  const double reference = ref.integer ? static_cast<double>(ref.exact) : ref.dot;
+  const double reference = ref.value();
   std::string reps = "-";
   if (r.timed) reps = std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "");
   return {
@@ -152,12 +158,13 @@ common::Record make_record(const Row& r, std::size_t n, const DotReference& ref,
       number_field("result", r.output.as_double()),
       number_field("reference", reference),
       number_field("sum_abs_products", ref.sum_abs),
+      number_field("cond", ref.condition_number()),
       number_field("abs_error", r.check.abs_error),
       number_field("rel_error", r.check.rel_error),
       number_field("error_depth", v.accumulator == Accumulator::i32 ? NAN : static_cast<double>(r.depth)),
       number_field("tolerance", r.check.tolerance),
       number_field("rel_bound", reference != 0.0 ? r.check.tolerance / std::fabs(reference) : NAN),
-      text_field("check", r.check.ok ? "ok" : "FAIL"),
+      text_field("check", r.check.verdict()),
       text_field("deterministic", v.deterministic ? "yes" : "no"),
   };
 }
@@ -166,9 +173,22 @@ std::vector<common::Column> table_columns() {
   return {
       {"key", "#", 2, 0, true},         {"variant", "variant", 32, 0, true}, {"bytes_per_element", "B/el", 4, 0},
       {"reps", "reps", 5, 0},           {"median_us", "median-us", 10, 1},   {"gbs", "GB/s", 7, 0},
-      {"pct_peak", "%peak", 6, 1},      {"gmacs", "GMAC/s", 7, 0},           {"rel_error", "rel-error", 9, 1},
-      {"rel_bound", "rel-bound", 9, 1}, {"vs_fp32", "vs-FP32", 7, 2},        {"check", "check", 5, 0},
+      {"pct_peak", "%peak", 6, 1},      {"gmacs", "GMAC/s", 7, 0},           {"cond", "cond", 7, 0},
+      {"rel_error", "rel-error", 9, 0}, {"rel_bound", "rel-bound", 9, 0},    {"vs_fp32", "vs-FP32", 7, 2},
+      {"check", "check", 8, 0},
   };
+}
+
+// The record as the table shows it: the relative error, the relative bound and the
+// condition number as text (the CSV and JSON keep the full numbers).
+common::Record for_table(const common::Record& rec) {
+  common::Record shown = rec;
+  for (auto& f : shown) {
+    if (!f.is_number) continue;
+    if (f.key == "rel_error" || f.key == "rel_bound") f = common::text_field(f.key, relative_text(f.number));
+    if (f.key == "cond") f = common::text_field(f.key, condition_text(f.number));
+  }
+  return shown;
 }
 
 int run(const Options& opt, const std::vector<const Variant*>& selected) {
@@ -220,10 +240,10 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
       const Row r = runner.run(*v);
       const DotReference& ref = runner.inputs(v->element).ref;
       std::cout.precision(9);
-      std::cout << variant_key(*v) << " " << v->id << ": dot " << r.output.as_double() << " (reference "
-                << (ref.integer ? static_cast<double>(ref.exact) : ref.dot) << ") "
-                << (r.check.ok ? "ok" : "FAIL: " + r.check.detail) << "\n";
-      all_ok = all_ok && r.check.ok;
+      std::cout << variant_key(*v) << " " << v->id << ": dot " << r.output.as_double() << " (reference " << ref.value()
+                << ", condition number " << ref.condition_number() << ") "
+                << (r.check.ok ? std::string("ok") : std::string(r.check.verdict()) + ": " + r.check.detail) << "\n";
+      all_ok = all_ok && r.check.acceptable();
     }
     return all_ok ? 0 : 1;
   }
@@ -231,7 +251,7 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
   common::Metadata meta = common::base_metadata(device);
   meta.push_back({"n", std::to_string(n)});
   meta.push_back({"seed", std::to_string(opt.seed)});
-  if (has_float) meta.push_back({"float_inputs", input_description(ElementType::f32, 0) + " (each row's type)"});
+  if (has_float) meta.push_back({"float_inputs", std::string(kFloatInputs) + ", rounded to each row's type"});
   if (has_int8) meta.push_back({"int8_inputs", input_description(ElementType::i8, int8_magnitude)});
   meta.push_back({"reference", "double (int64 for int8) dot product of the same rounded values"});
   meta.push_back({"block", std::to_string(kBlock)});
@@ -248,8 +268,9 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
             << opt.timing.reps << " repetitions per row, L2 "
             << (opt.warm_l2 ? "warm (not flushed)" : "flushed before each repetition") << "\n";
   if (has_float)
-    std::cout << "float inputs: random sign, magnitude uniform in [0.5, 1), rounded to each row's type on the host "
-                 "(no FP16 input or product underflows)\n";
+    std::cout << "float inputs: " << kFloatInputs
+              << ", rounded to each row's type on the host; about 3/8 of the products are negative, so the sum "
+                 "cancels partly (cond near 4); no FP16 input or product underflows\n";
   if (has_int8)
     std::cout << "int8 inputs: " << input_description(ElementType::i8, int8_magnitude) << ", the widest range with n x "
               << int8_magnitude << "^2 <= 2^31 - 1, so no int32 partial sum can overflow\n";
@@ -260,15 +281,17 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
   std::vector<common::Record> records;
   bool all_ok = true;
   bool any_capped = false;
+  bool any_unbounded = false;
   double t_fp32 = NAN;
   for (const Variant* v : measured) {
     const Row r = runner.run(*v);
     if (v == fp32 && r.timed) t_fp32 = r.timing.us.median;
-    if (!r.check.ok) std::cout << "  " << variant_key(*v) << " failed its check: " << r.check.detail << "\n";
-    all_ok = all_ok && r.check.ok;
+    if (!r.check.acceptable()) std::cout << "  " << variant_key(*v) << " failed its check: " << r.check.detail << "\n";
+    all_ok = all_ok && r.check.acceptable();
     if (v == fp32 && !show_fp32) continue;
+    any_unbounded = any_unbounded || r.check.unbounded;
     common::Record rec = make_record(r, n, runner.inputs(v->element).ref, device, t_fp32, int8_magnitude);
-    table.row(rec);
+    table.row(for_table(rec));
     any_capped = any_capped || (r.timed && r.timing.capped);
     records.push_back(std::move(rec));
   }
@@ -277,8 +300,12 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
                "theoretical "
             << static_cast<long>(device.peak_bandwidth_gbs())
             << " GB/s; GMAC/s = multiply-adds per second (n / median time);\n"
-               "rel-error = |result - reference| / |reference|; rel-bound = the variant's worst-case error bound "
-               "(mixed_precision/tolerance.hpp) / |reference|; vs-FP32 = FP32 time / this row's time, same run.\n";
+               "cond = sum |x_i y_i| / |sum x_i y_i| (how much the sum cancels); rel-error = |result - reference| / "
+               "|reference|; rel-bound = the variant's worst-case error bound (mixed_precision/tolerance.hpp) / "
+               "|reference|, about cond x gamma(depth); vs-FP32 = FP32 time / this row's time, same run.\n";
+  if (any_unbounded)
+    std::cout << "no-bound: the row's error bound is at least |reference| (rel-bound >= 1) or infinite, so it could "
+                 "not tell the result from 0; it is timed but not verified, and rel-error shows how far off it is.\n";
   if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
 
   if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
@@ -288,6 +315,22 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
 }
 
 }  // namespace
+
+std::string relative_text(double v) {
+  if (std::isnan(v)) return "-";
+  if (v == 0.0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
+
+std::string condition_text(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 1000.0 ? "%.1f" : "%.1e", v);
+  return buf;
+}
 
 std::string n_limit_error(std::uint64_t n, const std::vector<const Variant*>& variants) {
   for (const Variant* v : variants) {
@@ -335,11 +378,12 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
       "print the selected variants (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
       &opt.list);
   args.epilog(
-      "Inputs: floats with a random sign and a magnitude uniform in [0.5, 1), rounded to each variant's type; int8 "
-      "non-zero whole numbers in [-m, m] with m the largest value (at most 127) for which n x m^2 <= 2^31 - 1. The "
-      "INT8 variant accepts n up to 2^31 - 1.\n"
-      "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
-      "device.");
+      "Inputs: floats with a magnitude uniform in [2^-7, 2^-6), negative with probability 1/4, rounded to each "
+      "variant's type (the dot product's condition number stays near 4); int8 non-zero whole numbers in [-m, m] with "
+      "m the largest value (at most 127) for which n x m^2 <= 2^31 - 1. The INT8 variant accepts n up to 2^31 - 1.\n"
+      "A row whose error bound is at least |reference| (or infinite) is timed and shown as no-bound, not verified.\n"
+      "Exit codes: 0 every row verified or no-bound, 1 a row failed its check or a CUDA error occurred, 2 bad usage, "
+      "3 no CUDA device.");
 
   return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;

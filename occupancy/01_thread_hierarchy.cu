@@ -12,7 +12,7 @@
 // in index order, and even the warps of one block start in varying order.
 // Nsight Compute: launch__grid_size, launch__waves_per_multiprocessor and
 // sm__warps_active.avg.pct_of_peak_sustained_active (achieved occupancy).
-// Chapter: chapters/00_occupancy.md
+// Chapter: chapters/21_occupancy.md
 #include <cuda_runtime.h>
 
 #include <algorithm>

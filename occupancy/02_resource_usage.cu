@@ -9,15 +9,16 @@
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor how many blocks fit, works the same
 // number out by hand (occupancy_calc.hpp) to show which resource limits it, and times a
 // 2048^3 product (the book's size) after checking the results on the host.
-// Expect (sm_90, nvcc 13.0): the plain build takes 80 registers (3 blocks per SM, 37.5%
-// occupancy); the launch-bounds build fits 4 blocks in 64 registers without spilling;
-// the build capped at 32 registers reaches full occupancy but spills to local memory.
+// Expect: the plain build is limited by its registers; the launch-bounds build fits one
+// more block per SM with fewer registers and no spills; the build capped with
+// --maxrregcount reaches full occupancy but spills to local memory (the chapter shows
+// what the compiler chose on the H200).
 // More occupancy is not always more speed: spilled values come back through L1 and
 // memory, and a thread that keeps its data in registers does more work per load.
 // Nsight Compute: launch__registers_per_thread, launch__occupancy_limit_registers,
 // sm__warps_active.avg.pct_of_peak_sustained_active, and for the spills
 // l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum.
-// Chapter: chapters/00_occupancy.md
+// Chapter: chapters/21_occupancy.md
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -7,13 +7,14 @@
 // so the configuration's theoretical occupancy is blocks-per-SM x warps per block / max
 // warps per SM. Each configuration is verified against a double-precision reference,
 // then timed; the table marks the fastest and the highest-occupancy configurations.
-// Expect: too few warps per SM leave the memory system idle (each warp has one load in
-// flight at a time), so time falls steeply as occupancy rises from 3% towards 50%;
-// beyond that the curve flattens, and the fastest configuration need not be one with
-// 100% occupancy: once DRAM bandwidth is saturated more warps only add contention.
+// Expect: each thread has one 4-byte load in flight at a time, so by Little's law the
+// bandwidth is resident threads x 4 bytes / DRAM latency: the time roughly halves with
+// every doubling of the warps per SM. With one load per thread even full occupancy
+// leaves the DRAM well short of its peak, so the curve keeps falling all the way and
+// the fastest configurations are the fullest ones (the chapter shows the sweep).
 // Nsight Compute: sm__warps_active.avg.pct_of_peak_sustained_active (achieved
 // occupancy) next to dram__throughput.avg.pct_of_peak_sustained_elapsed.
-// Chapter: chapters/00_occupancy.md
+// Chapter: chapters/21_occupancy.md
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -16,8 +16,9 @@ enum class SgemmBuild {
 };
 
 constexpr int kSgemmBlockThreads = 256;
-// One more resident block per SM than the plain build gets on sm_90 with nvcc 13.0
-// (3, limited by its 80 registers); the compiler reaches it without spilling.
+// One more resident block per SM than the plain build gets on sm_90 (limited by its
+// registers; chapters/21_occupancy.md has the table); the compiler reaches it without
+// spilling.
 constexpr int kLaunchBoundsMinBlocks = 4;
 
 const std::vector<SgemmBuild>& all_sgemm_builds();

@@ -2,7 +2,7 @@
 // unit of its own because --maxrregcount caps every kernel of the file it compiles.
 // occupancy/CMakeLists.txt sets the cap (OCCUPANCY_MAXRREGCOUNT) for this file only;
 // the value is low enough that the compiler must spill to local memory, which is the
-// trade-off 02_resource_usage measures. Chapter: chapters/00_occupancy.md
+// trade-off 02_resource_usage measures. Chapter: chapters/21_occupancy.md
 #include "cuda_check.hpp"
 #include "sgemm.hpp"
 #include "sgemm_tile.cuh"

@@ -5,10 +5,13 @@
 // Every level reads and writes global memory and waits for a whole launch.
 // Fixes (book erratum 3): the book's kernel updates the array it reads in place,
 // which is a race between blocks; here each level reads one buffer and writes
-// another, so no launch reads what it writes.
-// Expect: the slowest stage: about 3 x n x 4 bytes of DRAM traffic plus log2(n)
-// launch latencies. In Nsight Compute: many short kernels, each far below peak
-// DRAM throughput (dram__throughput.avg.pct_of_peak_sustained_elapsed).
+// another, so no launch reads what it writes. The book's kernel also runs n threads
+// at every level, reading and writing the whole array each time (O(n log n)
+// traffic); this grid halves at every level, so all levels together read 2n floats
+// and write n.
+// Expect: about 3 x n x 4 bytes of traffic plus log2(n) launch latencies, far from
+// the later stages. In Nsight Compute: many short kernels, each far below peak DRAM
+// throughput (dram__throughput.avg.pct_of_peak_sustained_elapsed).
 // Chapter: chapters/01_naive_global_memory.md
 #include "passes.hpp"
 #include "stage.hpp"

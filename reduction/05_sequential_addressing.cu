@@ -9,8 +9,11 @@
 // Still wrong with it: every thread loads one element and half of them go idle at
 // the first level; a block does little work for its launch and its barriers, and the
 // block sums need further launches (stage 06 gives each thread many elements).
-// Expect: faster than 03 and 04; in Nsight Compute, the shared-memory bank conflicts
-// of stage 04 (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum) drop to zero.
+// Expect: faster than 03 and 04; in Nsight Compute, shared-memory wavefronts equal to
+// their ideal again (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum against
+// _ideal.sum), and the bank-conflict counter
+// (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum) back at its floor, which
+// is not zero (chapter 03 explains what it counts).
 // Chapter: chapters/03_divergence_and_addressing.md
 #include "passes.hpp"
 #include "stage.hpp"

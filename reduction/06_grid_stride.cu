@@ -5,8 +5,8 @@
 // the array with a stride of the whole grid, adding into a register. Each block then
 // reduces its threads' sums with stage 05's tree and writes one partial sum. A
 // second launch of the same kernel, with a single block, reduces those partial sums
-// (and only them: the book's version re-read the whole input here, see BOOK.md
-// erratum 2).
+// (the book's code once passed this launch the input pointer instead: erratum 2 in
+// chapters/23_why_our_numbers_differ.md).
 // Fixes: stage 05's one element per thread and its chain of launches. Most of the
 // work becomes a plain streaming read; the shared-memory tree runs once per block
 // instead of once per block-sized slice of the input, and there are always two

@@ -8,7 +8,7 @@
 // (four accumulators, grid-stride loop); the second launch reduces the partials.
 // Fixes: stage 07's shared-memory tree, which needs a barrier per level (ten levels
 // for a block of 1024) and leaves most warps idle in the last levels.
-// Correct use of the mask (BOOK.md erratum 5): the mask names the lanes that take
+// Correct use of the mask (erratum 5, chapters/23_why_our_numbers_differ.md): the mask names the lanes that take
 // part, and they must all execute the shuffle. Every block here is a whole number of
 // warps and every thread reaches the shuffles (out-of-range threads add nothing but
 // still take part), so the full mask 0xffffffff is right. __activemask() only reports
@@ -16,7 +16,7 @@
 // scheduling (Volta and later) that may be fewer than 32, and a shuffle that reads a
 // lane outside its mask gets an undefined value.
 // Expect: at large n little change, since 07 was already close to memory bound (the
-// book: 0.264 ms either way); at small n, where the block reduction is a larger part
+// book saw none either); at small n, where the block reduction is a larger part
 // of the time, a clear gain. In Nsight Compute, fewer barrier stalls
 // (smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio) and far fewer
 // shared-memory loads (smsp__inst_executed_op_shared_ld.sum).

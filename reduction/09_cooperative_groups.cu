@@ -8,9 +8,9 @@
 // mask, and block.sync() is the block barrier. The kernel does what stage 08 does;
 // the reduction helpers now take the group they reduce over, so the same code
 // works for any tile, and the reader sees who must participate.
-// Fixes: nothing in speed (the book: 0.264 ms, as stage 08); it fixes the book's
-// use of the API. BOOK.md erratum 6: the book's block reduction called block.sync()
-// inside the branch that chooses the working threads,
+// Fixes: nothing in speed (the book saw none either); it fixes the book's use of the
+// API (erratum 6 in chapters/23_why_our_numbers_differ.md): the book's block
+// reduction called block.sync() inside the branch that chooses the working threads,
 //
 //     for (unsigned stride = block.size() / 2; stride > 0; stride /= 2) {
 //       if (tid < stride) {

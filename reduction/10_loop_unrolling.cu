@@ -17,18 +17,13 @@
 // (twice stage 07's) cost no extra code to write.
 // Caveat: unrolling keeps more values live at once, so it costs registers; past the
 // budget the occupancy target allows, the compiler spills to local memory or fewer
-// blocks fit on an SM. nvcc 13.0, `nvcc -arch=sm_90 --resource-usage` (-Xptxas -v
-// prints the same report), for unrolled_sum<kBlock>:
-//     kBlock = 32:            38 registers
-//     kBlock = 64 ... 1024:   32 registers
-// with no spills and no stack frame, and 4 bytes of static shared memory per tile.
-// Stage 09's kernel (four loads, runtime block size) uses 32 registers, so the eight
-// loads fit in the same budget. Configure with -DREDUCTION_RESOURCE_USAGE=ON to see
-// the report while building.
-// Expect: at large n little change (the book: 0.264 -> 0.263 ms on a V100); at
-// mid-size n, where latency matters more, the extra loads in flight should help. In
-// Nsight Compute, fewer executed instructions per element (smsp__inst_executed.sum)
-// and launch__registers_per_thread matching the report above.
+// blocks fit on an SM. Configure with -DREDUCTION_RESOURCE_USAGE=ON (or compile with
+// `nvcc --resource-usage`) to see, for every unrolled_sum<kBlock>, the registers,
+// spills and stack frame the compiler chose; the chapter compares them with stage 09's.
+// Expect: at large n little change (the book saw none either); at mid-size n, where
+// latency matters more, the extra loads in flight should help. In Nsight Compute,
+// fewer executed instructions per element (smsp__inst_executed.sum) and
+// launch__registers_per_thread matching the compiler's report.
 // Chapter: chapters/10_loop_unrolling.md
 #include <cooperative_groups.h>
 

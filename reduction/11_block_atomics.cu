@@ -6,15 +6,16 @@
 // one address are cheap, unlike one per element (the atomic_per_element baseline).
 // The output must start at zero: the launcher zeroes it with cudaMemsetAsync on the
 // same stream before the kernel, inside the timed region. The book's version never
-// zeroed it (BOOK.md erratum 7), so its result carried whatever the output held.
+// zeroed it (erratum 7 in chapters/23_why_our_numbers_differ.md), so its result
+// carried whatever the output held.
 // Fixes: stage 10's second launch and its scratch array. The price: the order in
 // which the blocks' atomics land changes from run to run, so the float result is
 // not bitwise reproducible (the stage says so: deterministic = false), and the
 // memset is still a second operation on the stream.
-// Expect: a small gain at large n (the book: 0.263 -> 0.259 ms on a V100), more at
-// small n where the second launch was a larger share. Nsight Compute (or Nsight
-// Systems) shows one kernel per sum instead of two; its gpu__time_duration.sum is
-// about that of stage 10's first kernel alone.
+// Expect: a small gain at large n (as in the book), more at small n where the second
+// launch was a larger share. Nsight Compute (or Nsight Systems) shows one kernel per
+// sum instead of two; its gpu__time_duration.sum is about that of stage 10's first
+// kernel alone.
 // Chapter: chapters/11_atomics_and_baselines.md
 #include <algorithm>
 

@@ -9,10 +9,13 @@ draws
   sweep.png            GB/s against n on log axes for the stages in the sweep CSV and
                        CUB, with the peak line;
   mixed_precision.png  the mixed-precision dot products on a roofline: operations per
-                       byte against operations per second, under the DRAM roof.
+                       byte against operations per second, under the DRAM roof and,
+                       for a GPU whose FP32 figure is known (FP32_FMA_GOPS), the FP32
+                       compute roof.
 Defaults: --results results/h200, --ladder DIR/reduce_2p28.csv, --sweep
 DIR/sweep.csv, --mixed DIR/mixed_precision_2p28.csv, --out the results directory.
-Every number comes from the CSV; the peak from its '# peak_gbs:' line.
+Every measured number comes from the CSV; the bandwidth peak from its '# peak_gbs:'
+line. The one number that does not is the vendor's FP32 figure for the compute roof.
 Exit codes: 0 success, 2 a missing or malformed CSV or bad usage.
 """
 
@@ -118,6 +121,12 @@ def sweep_data(t: Table) -> dict:
 
 MIXED_COLUMNS = ["key", "variant", "bytes_per_element", "gmacs", "gbs", "check"]
 
+# NVIDIA's published FP32 figure (billions of operations per second, a fused multiply-add
+# counted as two) for the GPUs the results come from, by the device name in the CSV.
+# The dot products issue FMAs, so this is their compute roof; the FP16, BF16 and INT8
+# paths only raise it. A device not listed gets no compute roof.
+FP32_FMA_GOPS = {"NVIDIA H200": 67000.0, "NVIDIA H100 80GB HBM3": 67000.0}
+
 
 def mixed_data(t: Table) -> dict:
     """Per variant: operations per byte (2 per element pair: a multiply and an add, over
@@ -130,7 +139,9 @@ def mixed_data(t: Table) -> dict:
             raise PlotInputError(f"{t.path}: bytes_per_element must be positive, not {row['bytes_per_element']}")
         points.append({"label": f"{row['key']} {row['variant']}", "intensity": 2.0 / bytes_per_pair,
                        "gops": 2.0 * gmacs, "gbs": t.number(row, "gbs"), "ok": row["check"] == "ok"})
-    return {"points": points, "peak_gbs": t.peak_gbs(), "n": t.meta.get("n", "?"), "device": t.meta.get("device", "?")}
+    device = t.meta.get("device", "?")
+    return {"points": points, "peak_gbs": t.peak_gbs(), "n": t.meta.get("n", "?"), "device": device,
+            "compute_gops": FP32_FMA_GOPS.get(device)}
 
 
 # --- drawing ----------------------------------------------------------------------------
@@ -204,25 +215,38 @@ def draw_sweep(d: dict, path: str) -> None:
 
 def draw_mixed(d: dict, path: str) -> None:
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = plt.subplots(figsize=(8, 5))
     xs = [p["intensity"] for p in d["points"]]
-    lo, hi = min(xs) / 2, max(xs) * 2
-    roof = [lo, hi]
-    ax.plot(roof, [d["peak_gbs"] * x for x in roof], color="black", linewidth=1.0,
+    compute = d.get("compute_gops")
+    ridge = compute / d["peak_gbs"] if compute else None
+    lo = min(xs) / 2
+    hi = max(max(xs) * 2, ridge * 2 if ridge else 0)
+    memory_end = ridge if ridge else hi
+    ax.plot([lo, memory_end], [d["peak_gbs"] * lo, d["peak_gbs"] * memory_end], color="black", linewidth=1.0,
             label=f"DRAM roof: {d['peak_gbs']:.0f} GB/s x ops per byte")
-    for p in d["points"]:
-        ax.scatter([p["intensity"]], [p["gops"]], s=40, marker="o" if p["ok"] else "x")
-        ax.annotate(f"{p['label']}\n{p['gops']:.0f} Gop/s, {p['gbs']:.0f} GB/s", (p["intensity"], p["gops"]),
-                    textcoords="offset points", xytext=(6, -4), fontsize=7)
+    if ridge:
+        ax.plot([ridge, hi], [compute, compute], color="black", linestyle="--", linewidth=1.0,
+                label=f"FP32 FMA roof: {compute / 1000:.0f} Top/s (vendor figure); ridge at {ridge:.1f} ops per byte")
+    # One colour and marker per variant, named in the legend: variants of the same
+    # element size share an intensity, so text beside the points would overlap.
+    colours = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#f0e442"]
+    markers = ["o", "s", "^", "D", "v", "P", "X"]
+    # Hollow markers of different shapes and sizes stay visible when points coincide.
+    for i, p in enumerate(d["points"]):
+        colour = colours[i % len(colours)]
+        ax.scatter([p["intensity"]], [p["gops"]], s=110 - 14 * (i % 5), facecolors="none", edgecolors=colour,
+                   linewidths=1.6, marker=markers[i % len(markers)] if p["ok"] else "x", zorder=3,
+                   label=f"{p['label']}: {p['gops']:.0f} Gop/s, {p['gbs']:.0f} GB/s" + ("" if p["ok"] else " (not ok)"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
-    ax.set_xlim(lo, hi * 2)
+    ax.set_xlim(lo, hi)
     ax.set_xlabel("operations per byte read (a multiply and an add per element pair)")
     ax.set_ylabel("Gop/s achieved")
-    ax.set_title(f"Dot products of n = {count_label(d['n'])} on {d['device']}: all under the memory roof",
+    where = "far left of the ridge" if ridge else "(no compute roof known for this GPU)"
+    ax.set_title(f"Dot products of n = {count_label(d['n'])} on {d['device']}: under the memory roof, {where}",
                  fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,7 +1,8 @@
 // Baseline: one block does everything (the third oneAPI-guide strategy): each thread
 // adds a strided subset of the input, then a barrier tree in shared memory combines
-// the threads. One block runs on one SM, so it can use only that SM's share of the
-// memory bandwidth.
+// the threads. Its speed is set by Little's law, not by the SM: every thread has one
+// 4-byte load in flight, so the block keeps block x 4 bytes in flight, and that
+// divided by the DRAM latency is all the bandwidth it can get (chapter 11 works it out).
 // Chapter: chapters/11_atomics_and_baselines.md
 #include "cuda_check.hpp"
 #include "stage.hpp"

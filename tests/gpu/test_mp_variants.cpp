@@ -1,6 +1,7 @@
 // Every registered dot-product variant, verified on the GPU: edge and random sizes,
-// several grids, repeated launches (the completion counter must reset), and INT8
-// at the edge of its overflow limit. The variant list comes from the registry.
+// several grids, repeated launches (the completion counter must reset), INT8 at the
+// edge of its overflow limit, and a stand-in that writes 0 being caught. The variant
+// list comes from the registry.
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -105,7 +106,41 @@ TEST_CASE("every variant verifies for every grid from one block to the plan", "[
       const DotOutput out = p.run_checked();
       const auto check = p.check(out, in.ref);
       INFO(v.id << " grid " << grid << " of " << planned << ": " << check.detail);
-      CHECK(check.ok);
+      // With one block, each half accumulator lane takes hundreds of additions and the
+      // half bound reaches |reference|: that row is no-bound, never a failure. Every
+      // float accumulator is verified at every grid.
+      CHECK(check.acceptable());
+      if (v.accumulator != mixed_precision::Accumulator::f16 || grid > 1) CHECK(check.ok);
+    }
+  }
+}
+
+namespace {
+
+// A "kernel" that writes 0 (0.0f for the float variants, 0 for INT8) and nothing else.
+void write_zero(const mixed_precision::DotArgs& a) { CUDA_CHECK(cudaMemsetAsync(a.out, 0, sizeof(float), a.stream)); }
+
+}  // namespace
+
+TEST_CASE("a variant that writes 0 fails its check: the bounds are smaller than the result", "[mp][gpu]") {
+  // With inputs whose dot product cancelled to near 0 (a condition number growing like
+  // sqrt(n)), a float bound could exceed the result and accept 0. The standard inputs
+  // keep the condition number near 4, so every row below is checked for real.
+  for (const Variant& v : mixed_precision::registry()) {
+    for (std::size_t n : {(std::size_t{1} << 20) + 3, (std::size_t{1} << 24) + 5}) {
+      const Input& in = standard_input(v.element, n);
+      REQUIRE(in.ref.value() != 0.0);
+      Variant zero = v;
+      zero.launch = write_zero;
+      PreparedVariant real(v, in.vectors, device(), stream());
+      PreparedVariant p(zero, in.vectors, device(), stream());
+      const DotOutput out = p.run_checked();
+      const auto check = p.check(out, in.ref);
+      INFO(v.id << " n = " << n << ": condition number " << in.ref.condition_number() << ", " << check.detail);
+      CHECK(out.as_double() == 0.0);
+      CHECK_FALSE(check.acceptable());
+      // The same row with the real kernel is verified, not merely no-bound.
+      CHECK(real.check(real.run_checked(), in.ref).ok);
     }
   }
 }

@@ -2,10 +2,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
+#include "dot_inputs.hpp"
+#include "dot_runner.hpp"
 #include "tolerance.hpp"
+#include "variants.hpp"
 #include "verify.hpp"
 
 using mixed_precision::Accumulator;
@@ -145,4 +149,126 @@ TEST_CASE("int8 check is exact", "[mp][tolerance]") {
   ref.exact = -5;
   CHECK(check_int_dot(-5, ref).ok);
   CHECK_FALSE(check_int_dot(5, ref).ok);
+}
+
+TEST_CASE("a bound of |reference| or more is no bound: unbounded, acceptable, not ok", "[mp][tolerance]") {
+  using mixed_precision::check_float_dot;
+  DotReference ref;
+  ref.dot = 1.0;
+  ref.sum_abs = 1.0e6;  // condition number 10^6: the products cancel almost completely
+  const std::size_t n = 1 << 20;
+  // Float: gamma(40) x 10^6 is about 2.4 x |reference|.
+  const auto zero = check_float_dot(0.0f, ref, Accumulator::f32, 40, n);
+  CHECK(zero.tolerance >= 1.0);
+  CHECK_FALSE(zero.ok);
+  CHECK(zero.unbounded);
+  CHECK(zero.acceptable());
+  CHECK(std::string(zero.verdict()) == "no-bound");
+  CHECK(zero.detail.find("even 0 would pass") != std::string::npos);
+  // A result outside even that bound is still a failure.
+  const auto far = check_float_dot(-100.0f, ref, Accumulator::f32, 40, n);
+  CHECK_FALSE(far.acceptable());
+  // The same cancellation with a short enough order is checked for real.
+  ref.sum_abs = 100.0;
+  const auto checked = check_float_dot(0.0f, ref, Accumulator::f32, 40, n);
+  CHECK(checked.tolerance < 1.0);
+  CHECK_FALSE(checked.acceptable());
+  CHECK(check_float_dot(1.0f, ref, Accumulator::f32, 40, n).ok);
+}
+
+TEST_CASE("the tolerance covers a half sum that cancels into the subnormals", "[mp][tolerance]") {
+  using mixed_precision::underflow_unit;
+  CHECK(underflow_unit(Accumulator::f16) == std::ldexp(1.0, -25));  // half the spacing 2^-24
+  CHECK(underflow_unit(Accumulator::f32) == std::ldexp(1.0, -150));
+  CHECK(underflow_unit(Accumulator::i32) == 0.0);
+  DotReference ref;
+  ref.dot = 0.5;
+  ref.sum_abs = 0.5;
+  const std::size_t n = 1000;
+  const std::size_t depth = 20;
+  const double g = mixed_precision::gamma_for(Accumulator::f16, depth);
+  const auto c = mixed_precision::check_float_dot(0.5f, ref, Accumulator::f16, depth, n);
+  CHECK(c.tolerance == Approx(g * 0.5 + common::gamma_double(n) * 0.5 + 2.0 * n * std::ldexp(1.0, -25) * (1.0 + g)));
+}
+
+namespace {
+
+// The committed tables run every float variant at these grids (the H200's plans: 132
+// SMs x 5 or 6 resident blocks, capped for small n as plan_grid caps them).
+std::vector<unsigned> h200_grids(std::size_t n, const mixed_precision::Variant& v) {
+  const std::size_t chunks = n / static_cast<std::size_t>(v.shape.per_chunk);
+  const std::size_t wanted = (chunks + mixed_precision::kBlock * mixed_precision::kUnroll - 1) /
+                             (mixed_precision::kBlock * mixed_precision::kUnroll);
+  std::vector<unsigned> grids;
+  for (std::size_t resident : {660u, 792u})
+    grids.push_back(static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, wanted))));
+  return grids;
+}
+
+}  // namespace
+
+TEST_CASE("on the standard inputs a result of 0 fails and the exact result passes", "[mp][tolerance]") {
+  // A kernel that writes 0.0f must not pass: the bound has to be smaller than the
+  // result. That holds because the inputs keep the condition number near 4
+  // (dot_inputs.hpp); the GPU tests run the same case through the real launcher.
+  for (const auto& v : mixed_precision::registry()) {
+    if (v.accumulator == Accumulator::i32) continue;
+    for (std::size_t n : {std::size_t{1000}, (std::size_t{1} << 20) + 3, std::size_t{1} << 24}) {
+      const auto ref = mixed_precision::reference_dot(mixed_precision::make_inputs(v.element, 1, n, 0));
+      for (unsigned grid : h200_grids(n, v)) {
+        const std::size_t depth = mixed_precision::dot_depth(n, grid, v.shape);
+        const auto zero = mixed_precision::check_float_dot(0.0f, ref, v.accumulator, depth, n);
+        const auto exact = mixed_precision::check_float_dot(static_cast<float>(ref.dot), ref, v.accumulator, depth, n);
+        INFO(v.id << " n = " << n << " grid " << grid << ": condition number " << ref.condition_number()
+                  << ", relative bound " << zero.tolerance / std::fabs(ref.dot));
+        CHECK_FALSE(zero.acceptable());
+        CHECK(exact.ok);
+      }
+    }
+  }
+}
+
+TEST_CASE("at 2^28 every relative bound stays below 1; the half accumulator's reaches it by 2^30", "[mp][tolerance]") {
+  // Generating 2^28 pairs on the host is too slow for a unit test, so the condition
+  // number comes from 2^24 pairs (it settles near 4: the sum grows like n, its
+  // fluctuation like sqrt(n)), with a margin.
+  for (const auto& v : mixed_precision::registry()) {
+    if (v.accumulator == Accumulator::i32) continue;
+    const auto ref =
+        mixed_precision::reference_dot(mixed_precision::make_inputs(v.element, 1, std::size_t{1} << 24, 0));
+    const double cond = 1.05 * ref.condition_number();
+    for (int log_n : {28, 30}) {
+      const std::size_t n = std::size_t{1} << log_n;
+      for (unsigned grid : h200_grids(n, v)) {
+        const double rel =
+            mixed_precision::gamma_for(v.accumulator, mixed_precision::dot_depth(n, grid, v.shape)) * cond;
+        INFO(v.id << " n = 2^" << log_n << " grid " << grid << ": relative bound about " << rel);
+        if (v.accumulator == Accumulator::f16 && log_n == 30)
+          CHECK(rel >= 1.0);  // no-bound there: the chapter's exercise
+        else
+          CHECK(rel < (v.accumulator == Accumulator::f16 ? 0.75 : 1e-3));
+      }
+    }
+  }
+}
+
+TEST_CASE("the table never shows a non-zero relative error or bound as zero", "[mp][tolerance]") {
+  using mixed_precision::condition_text;
+  using mixed_precision::relative_text;
+  // The values that a one-decimal column used to print as 0.0.
+  CHECK(relative_text(0.0014) == "1.4e-03");
+  CHECK(relative_text(0.030) == "3.0e-02");
+  CHECK(relative_text(1.7e-7) == "1.7e-07");
+  CHECK(relative_text(1.1) == "1.1e+00");
+  CHECK(relative_text(0.0) == "0");
+  CHECK(relative_text(std::nan("")) == "-");
+  for (double v = 1e-12; v < 1e6; v *= 1.7) {
+    const std::string s = relative_text(v);
+    INFO(v << " shown as " << s);
+    CHECK(std::stod(s) > 0.0);
+    CHECK(std::fabs(std::stod(s) - v) <= 0.05 * v);
+  }
+  CHECK(condition_text(4.03) == "4.0");
+  CHECK(condition_text(51234.0) == "5.1e+04");
+  CHECK(condition_text(std::numeric_limits<double>::infinity()) == "inf");
 }

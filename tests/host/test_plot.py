@@ -65,6 +65,10 @@ with tempfile.TemporaryDirectory() as tmp:
     m = plot.mixed_data(plot.read_table(mixed, plot.MIXED_COLUMNS))
     check([p["intensity"] for p in m["points"]] == [0.25, 1.0], "2 operations per element pair over its bytes")
     check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
+    check(m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known")
+    h200 = plot.mixed_data(plot.read_table(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200")),
+                                           plot.MIXED_COLUMNS))
+    check(h200["compute_gops"] == plot.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof")
 
     # Errors: exit code 2 and one message naming the file and the problem.
     def expect_error(name, text, needle, flag="--ladder"):
