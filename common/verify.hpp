@@ -9,8 +9,12 @@
 //   - each of T threads first adds k values:    d = k + ceil(log2 T)
 //   - one running sum over n values (one thread,
 //     or n atomics into one address):           d = n
-// The double-precision reference of the same float inputs adds its own error,
-// at most gamma_double(n) * sum |x_i|, which the tolerance also includes.
+// A compensated sum (stage 17) is held to a tighter bound that no plain order meets on
+// inputs that cancel: u |sum x| for its one final rounding plus a second-order term,
+//     |s' - s| <= u (sum_units |sum x| + abs_units sum |x_i|)      (ErrorBound below).
+// The double-precision reference is itself a compensated (Neumaier) sum of the same
+// float inputs, so its own error, which the tolerance also includes, is at most
+// 2 u_d |sum| + 4 (m u_d)^2 sum |x_i| (u_d = 2^-53, m the longest run it adds in order).
 // A NaN reference requires a NaN result; an infinite reference requires the same
 // infinity. When d u >= 1 the bound is infinite and says nothing: the result is
 // then reported as unbounded (not ok, and not a failure of the stage's code):
@@ -54,7 +58,20 @@ struct Check {
   const char* verdict() const { return ok ? "ok" : (unbounded ? "no-bound" : "FAIL"); }
 };
 
+// How far a result may be from the exact sum: gamma(depth) sum|x| for a plain order, or,
+// when sum_units > 0, the compensated form u (sum_units |sum x| + abs_units sum|x|).
+struct ErrorBound {
+  std::size_t depth = 0;
+  double sum_units = 0.0;
+  double abs_units = 0.0;
+};
+
+// The compensated bound for a sum whose s part (the plain float sum it carries) has depth
+// d_s and whose compensation term c has depth 2 d_s (chapters/17_compensated.md derives it).
+ErrorBound compensated_bound(double d_s);
+
 Check check_sum(float result, const Reference& ref, std::size_t depth, std::size_t n);
+Check check_sum(float result, const Reference& ref, const ErrorBound& bound, std::size_t n);
 
 // A float bit pattern no correct sum of our inputs produces by chance; written into
 // the output before every checked run so an unwritten result can never pass.

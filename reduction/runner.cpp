@@ -94,7 +94,7 @@ class StageRunner {
 
     common::RowMeasure measure(s.id);
     row.result = measure.checked([&] { return prepared.run_checked(); });
-    row.check = common::check_sum(row.result, ref, row.plan.error_depth, n);
+    row.check = common::check_sum(row.result, ref, row.plan.bound(), n);
     // An unbounded row (no finite error bound at this n) is still timed; the table
     // says "no-bound" and shows the measured error.
     if (!row.check.acceptable() || options_.run_once) return row;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "device_info.hpp"
+#include "verify.hpp"
 
 namespace reduction {
 
@@ -35,6 +36,16 @@ struct LaunchPlan {
   unsigned grid = 0;              // blocks of the main pass, if the stage chooses them
   std::size_t scratch_bytes = 0;  // device memory the launcher may use
   std::size_t error_depth = 0;    // most float additions any element passes through (common/verify.hpp)
+  // A compensated stage also states the tighter bound of common::compensated_bound, which
+  // the checks then use instead of the depth (a plain order cannot meet it when the sum
+  // cancels, so a lost compensation fails).
+  common::ErrorBound compensated{};
+  common::ErrorBound bound() const {
+    if (compensated.sum_units > 0) return compensated;
+    common::ErrorBound b;
+    b.depth = error_depth;
+    return b;
+  }
   // Scratch is zeroed once when the stage is prepared (outside any timing), for
   // stages that keep a counter there and leave it at zero after every launch
   // (the single-pass stages' "last block" ticket). Otherwise scratch is undefined.

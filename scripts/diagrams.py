@@ -514,10 +514,11 @@ CLUSTER_STEPS = [
 
 
 def cluster_inputs(root: Path) -> dict:
-    """The cluster size from the one-cluster stage when the registry has one that defines
-    it, and from single_pass.cuh; where both define it they must agree."""
+    """The cluster size from the one-cluster stage when the registry has one, else from
+    single_pass.cuh; where several stage files define it they must agree."""
     found = {}
-    for path in registry_sources(root, "cluster") + ["single_pass/single_pass.cuh"]:
+    paths = registry_sources(root, "cluster") or ["single_pass/single_pass.cuh"]
+    for path in paths:
         if not (root / path).is_file():
             continue
         text = read_source(root, path)
@@ -526,8 +527,8 @@ def cluster_inputs(root: Path) -> dict:
                 found[path] = (name, constant(text, name, path))
                 break
     if not found:
-        raise DiagramError("single_pass/single_pass.cuh defines no constant kMaxCluster (nor kClusterSize or "
-                           "kClusterBlocks), and no registered cluster stage does either.")
+        raise DiagramError(f"{', '.join(paths)} defines no constant kMaxCluster (nor kClusterSize or "
+                           "kClusterBlocks).")
     if len({v for _, v in found.values()}) != 1:
         names = ", ".join(f"{p} sets {n} = {v}" for p, (n, v) in found.items())
         raise DiagramError(f"the cluster size is not the same everywhere: {names}.")

@@ -90,7 +90,7 @@ void check_stage(const Stage& s, Pattern p, std::size_t n, int block) {
   const Input& in = input(p, n);
   PreparedStage prepared(s, in.dev.get(), n, block, device(), stream());
   const float result = prepared.run_checked();
-  const auto check = common::check_sum(result, in.ref, prepared.plan().error_depth, n);
+  const auto check = common::check_sum(result, in.ref, prepared.plan().bound(), n);
   INFO(s.id << " n=" << n << " block=" << prepared.block() << " pattern=" << common::pattern_name(p) << ": "
             << check.detail);
   CHECK(check.ok);
@@ -157,7 +157,7 @@ TEST_CASE("a missing element is caught: the checks can fail", "[gpu][harness]") 
     // sequential orders (depth n) the bound is n^2 u and the exact check above is what
     // catches it.
     if (common::gamma_float(prepared.plan().error_depth) * static_cast<double>(n) < 1.0)
-      CHECK_FALSE(common::check_sum(result, in.ref, prepared.plan().error_depth, n).ok);
+      CHECK_FALSE(common::check_sum(result, in.ref, prepared.plan().bound(), n).ok);
   }
 }
 
@@ -174,7 +174,7 @@ TEST_CASE("stages accept any start address (offset inputs)", "[gpu][stages][alig
       const auto ref = common::reference_sum(slice);
       PreparedStage prepared(s, in.dev.get() + offset, n, 0, device(), stream());
       const float result = prepared.run_checked();
-      const auto check = common::check_sum(result, ref, prepared.plan().error_depth, n);
+      const auto check = common::check_sum(result, ref, prepared.plan().bound(), n);
       INFO(s.id << " offset=" << offset << ": " << check.detail);
       CHECK(check.ok);
     }

@@ -207,7 +207,7 @@ def test_staleness_is_detected():
         root = Path(tmp)
         copy_sources(root)
         check("staleness: an untouched copy is current", stale_names(root) == set(), f"{stale_names(root)}")
-        edit(root / "single_pass" / "single_pass.cuh", "constexpr int kMaxCluster = 16;",
+        edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;",
              "constexpr int kMaxCluster = 8;")
         check("staleness: a new cluster size makes cluster_dsmem.png stale, and only it",
               stale_names(root) == {"cluster_dsmem.png"}, f"{stale_names(root)}")
@@ -273,7 +273,7 @@ def test_refusals():
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         copy_sources(root)
-        edit(root / "single_pass" / "single_pass.cuh", "constexpr int kMaxCluster = 16;", "")
+        edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;", "")
         try:
             diagrams.cluster_inputs(root)
             check("refusal: a constant that is gone is named", False, "no error")

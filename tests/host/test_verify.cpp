@@ -35,9 +35,43 @@ TEST_CASE("reference_sum is the double sum and the sum of magnitudes", "[verify]
   CHECK(common::reference_sum(big).sum == static_cast<double>(big.size()));
 }
 
+TEST_CASE("reference_sum is compensated: exact where a plain double sum is not", "[verify]") {
+  // 2^60 + 1 + ... + 1 - 2^60 in double loses every 1 (they are far below half an ulp
+  // of 2^60); the compensated reference keeps them.
+  std::vector<float> x(1000, 1.0f);
+  x.front() = std::ldexp(1.0f, 60);
+  x.back() = -std::ldexp(1.0f, 60);
+  CHECK(common::reference_sum(x).sum == 998.0);
+}
+
+TEST_CASE("the compensated bound catches a sum that lost its compensation", "[verify]") {
+  // Ones, with 2^30 and -2^30 in between: float spacing at 2^30 is 128, so a plain
+  // float sum that meets a 1 while holding 2^30 drops it. The exact sum is 1022.
+  std::vector<float> x(1024, 1.0f);
+  x[1] = std::ldexp(1.0f, 30);
+  x[512] = -std::ldexp(1.0f, 30);
+  const auto ref = common::reference_sum(x);
+  REQUIRE(ref.sum == 1022.0);
+  float plain = 0.0f;  // one running float sum: what a compensated kernel without its c computes
+  for (float v : x) plain += v;
+  REQUIRE(plain != 1022.0f);
+  const auto bound = common::compensated_bound(1024.0);
+  CHECK(bound.sum_units >= 1.0);
+  CHECK(bound.abs_units < 0.2);
+  CHECK(common::check_sum(1022.0f, ref, bound, x.size()).ok);
+  const auto lost = common::check_sum(plain, ref, bound, x.size());
+  CHECK_FALSE(lost.ok);
+  CHECK(lost.detail.find("compensated bound") != std::string::npos);
+  // The depth model of the same order (1024 additions in a row) cannot tell: it accepts both.
+  CHECK(common::check_sum(plain, ref, 1024, x.size()).ok);
+}
+
 TEST_CASE("check_sum accepts errors within the bound and rejects larger ones", "[verify]") {
   common::Reference ref{1000.0, 1000.0};
-  const double tol = common::gamma_float(10) * 1000.0 + common::gamma_double(100) * 1000.0;
+  // The bound, plus the compensated double reference's own: 2 u_d |sum| + 4 (m u_d)^2 sum|x|
+  // with m = 100 + 2 (one chunk, two terms per chunk in the final pass).
+  const double ud = std::ldexp(1.0, -53);
+  const double tol = common::gamma_float(10) * 1000.0 + 2 * ud * 1000.0 + 4 * (102 * ud) * (102 * ud) * 1000.0;
   const float inside = static_cast<float>(1000.0 + tol * 0.5);
   const float outside = std::nextafter(static_cast<float>(1000.0 + tol), 2000.0f);
   CHECK(common::check_sum(inside, ref, 10, 100).ok);
