@@ -157,6 +157,8 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_profile(["--build", os.path.join(tmp, "nobuild")], 2, "was not found; build the project first",
                    "missing runner", no_ncu)
     expect_profile(["13"] + common, 2, "ncu was not found", "missing ncu", no_ncu)
+    expect_profile(["13", "--build", build_dir, "--out", fixture], 2, "is not a directory", "an --out that is a file",
+                   no_ncu)
 
     denied = write_exe("ncu_denied", """
 case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac

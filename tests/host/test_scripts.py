@@ -95,6 +95,7 @@ exec "$@"
     "git": 'echo "git $*" >> "$STATE/calls.log"\nexit "${FAKE_NETWORK_RC:-1}"\n',
     "python3": rf'''
 if [ "$1" = -c ] && [ "$2" = "import matplotlib" ]; then [ -f "$STATE/matplotlib_installed" ]; exit; fi
+if [ "$1" = -c ] && [ "$2" = "import sys; print(sys.prefix)" ]; then echo "${{FAKE_PYTHON_PREFIX:-/usr}}"; exit 0; fi
 if [ "$1" = -m ] && [ "$2" = pip ]; then
   echo "python3 $*" >> "$STATE/calls.log"
   [ "$3" = --version ] && exit 0
@@ -213,21 +214,38 @@ m.close()
 m = Machine()
 rc, out, err = m.run("test.sh")
 expect_stop("no root, no sudo, no network", m, rc, err, "Catch2 and matplotlib",
-            "apt-get needs root or passwordless sudo", "sudo apt-get install catch2 python3-matplotlib")
+            "apt-get needs root or passwordless sudo; github.com cannot be reached to download Catch2; pip install "
+            "--user matplotlib failed", "sudo apt-get install catch2 python3-matplotlib")
 m.close()
 
 m = Machine()
 rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_APT_RC=100)
 expect_stop("apt-get fails and there is no network", m, rc, err, "Catch2 and matplotlib",
-            "sudo apt-get install catch2 python3-matplotlib")
+            "apt-get install catch2 python3-matplotlib failed", "sudo apt-get install catch2 python3-matplotlib")
 m.close()
 
 m = Machine()
 m.install("catch2")
 rc, out, err = m.run("test.sh", REDUCTION_NO_INSTALL=1)
 expect_stop("only matplotlib missing", m, rc, err, "the tests need matplotlib", "sudo apt-get install "
-            "python3-matplotlib", "pip install --user matplotlib")
+            "python3-matplotlib")
 check("Catch2" not in err, f"only matplotlib missing: Catch2 is not named: {err.strip()}")
+m.close()
+
+# A python3 that is not the system's (pyenv, a virtual environment): Debian's package does
+# not serve it, so apt-get installs Catch2 only and matplotlib comes from pip.
+m = Machine()
+rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python")
+check(any(c.startswith("apt-get install") and c.endswith(" catch2") for c in m.calls()),
+      f"another python3: apt-get installs catch2 alone: {m.calls()}")
+expect_stop("another python3 and no network", m, rc, err, "the tests need matplotlib (for ",
+            "pip install --user matplotlib failed", "-m pip install matplotlib'")
+check("Catch2" not in err.splitlines()[-1], f"another python3: Catch2 was installed and is not named: {err}")
+m.close()
+m = Machine()
+rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python", FAKE_NETWORK_RC=0)
+check(rc == 0 and any(c.startswith("python3 -m pip install --user") for c in m.calls()),
+      f"another python3 with a network: pip installs matplotlib: exit {rc}: {m.calls()}")
 m.close()
 
 # --- common.sh: configure every run; a failed configure breaks nothing ----------------
