@@ -187,21 +187,22 @@ std::string format_bytes(double bytes) {
 }
 
 int run(const Options& opt, std::vector<const Stage*> selected) {
-  const common::DeviceInfo device = common::query_device(opt.device);
-
-  // Everything that can be refused is refused before any work or output.
-  for (const Stage* s : selected) {
-    if (opt.block && s->blocks.configurable) {
-      const std::string err = block_size_error(*s, *opt.block, device.max_threads_per_block);
-      if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
-    }
-  }
+  // Everything that can be refused is refused before any work or output; what needs
+  // no device, before one is looked for.
   const std::vector<std::uint64_t> sizes = opt.sweep.empty() ? std::vector<std::uint64_t>{opt.n} : opt.sweep;
   const std::uint64_t n_max = *std::max_element(sizes.begin(), sizes.end());
   for (const Stage* s : selected)
     if (n_max > s->max_n)
       throw common::UsageError("--n " + common::format_count(n_max) + " is larger than stage " + stage_key(*s) + " (" +
                                s->id + ") supports (at most " + std::to_string(s->max_n) + " elements).");
+
+  const common::DeviceInfo device = common::query_device(opt.device);
+  for (const Stage* s : selected) {
+    if (opt.block && s->blocks.configurable) {
+      const std::string err = block_size_error(*s, *opt.block, device.max_threads_per_block);
+      if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
+    }
+  }
 
   // Every table carries CUB's row, timed in the same run: it is what vs-CUB divides by.
   const Stage* cub = find_stage("cub");

@@ -111,6 +111,7 @@ with tempfile.TemporaryDirectory() as work:
         refused(name, ["--min-reps", "50", "--reps", "10"], "--min-reps 50 is more than --reps 10", work)
     refused("reduce", ["--n", "2^20", "--sweep", "2^10:2^12"], "--n and --sweep cannot be combined", work)
     refused("reduce", ["--sweep", "2^10:2^12", "--n", "2^20"], "--n and --sweep cannot be combined", work)
+    refused("reduce", ["--stages", "02", "--n", "2^40"], "is larger than stage 02", work)
     refused("stage", ["--stages", "13"], "takes no --stages", work)
     refused("variant", ["--variants", "2"], "takes no --variants", work)
     refused("hierarchy", ["--block", "1025"], "--block 1025 is more than any CUDA device takes", work)
