@@ -9,7 +9,7 @@ they were called, so every path through the scripts can be taken on any machine.
                        missing and the command that installs it, building nothing;
                        REDUCTION_NO_INSTALL=1 installs nothing; always configures with
                        the tests ON
-  scripts/run_all.sh   never asks for the tests, so it needs no test framework
+  scripts/run_all.sh   never asks for the tests (AUTO), so it needs no test framework
   scripts/common.sh    configures every run; a failed configure leaves nothing that
                        breaks the next run; PRESET picks a preset and its directory
   scripts/sanitize.sh  takes stages as arguments, as profile.sh does
@@ -262,8 +262,8 @@ os.unlink(os.path.join(m.state, "configure_fails"))
 rc, out, err = m.run("run_all.sh", ["--n", "2^20"])
 check(rc == 3 and "No CUDA device" in err, f"the next run configures, builds and runs: exit {rc}: {err.strip()}")
 conf = m.configures()
-check(len(conf) == 2 and all("-DREDUCTION_BUILD_TESTS" not in c for c in conf),
-      f"run_all.sh never asks for the tests: {conf}")
+check(len(conf) == 2 and all("-DREDUCTION_BUILD_TESTS=AUTO" in c and "-DREDUCTION_BUILD_TESTS=ON" not in c
+                              for c in conf), f"run_all.sh never asks for the tests (AUTO): {conf}")
 check("-G Ninja" in conf[-1] or shutil.which("ninja") is None, f"a fresh directory picks the generator: {conf}")
 rc, out, err = m.run("run_all.sh")
 check(len(m.configures()) == 3 and "-G" not in m.configures()[-1],
