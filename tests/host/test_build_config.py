@@ -12,7 +12,8 @@ configure takes seconds; nothing is compiled):
     (--Werror=all-warnings);
   - CMakePresets.json's schema needs no newer CMake than the one the presets, the top
     CMakeLists.txt, the README and chapter 00 all name, and CMake reads the presets;
-  - CI (.ci/run) runs the README's test command through the ci preset.
+  - CI (.ci/run) runs the README's test command through the ci preset, and the README's
+    prerequisites name what the build and the tests need.
 
 usage: test_build_config.py SOURCE_DIR
 """
@@ -129,6 +130,9 @@ check("clang-format-14" in ci, ".ci/run installs clang-format 14 for the format 
 readme = read("README.md")
 check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
       "the README names the test command and its ci form")
+prerequisites = readme.split("## Prerequisites", 1)[-1].split("\n## ", 1)[0]
+for needed in ("Catch2", "matplotlib", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
+    check(needed in prerequisites, f"the README's prerequisites name {needed}")
 
 for f in failures:
     print("FAIL:", f)
