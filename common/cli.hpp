@@ -27,16 +27,32 @@ class UsageError : public std::runtime_error {
 // NoDeviceError (device_info.hpp) 3, anything else 1.
 int run_program(const char* program, const std::function<int()>& body);
 
-// A count of elements: "16777216", "2^24", "16M" (K, M, G, T: binary multiples of
-// elements) or "64MiB" (B, KiB, MiB, GiB, TiB: bytes, divided by element_bytes).
-// `what` names the option in error messages. Result is in [min_value, max_value].
+// Numbers: one grammar for every option of every program.
+//
+//   a whole number   16777216   decimal digits only
+//   a power          2^24       B^E with a base B of at least 2
+//   a multiple       16M        digits and K, M, G or T (x 2^10, 2^20, 2^30, 2^40)
+//   bytes            64MiB      digits and B, KiB, MiB, GiB or TiB: only for counts of
+//                               elements, divided by the element size
+//   a fraction       2.5        digits, a point, digits: only where the option takes one
+//
+// Everything else is refused with a sentence naming it: a sign (unless the option takes
+// negative values), hexadecimal (0x10), an exponent (1e6), a lower-case multiple (16k,
+// 16m: write 16K, 16M), a power of 0 or 1 (0^0, 1^99), inf and nan. Spaces around the
+// value are ignored.
+std::string number_grammar();
+
+// A count of elements in any whole-number form, or bytes (divided by element_bytes;
+// element_bytes 0 refuses bytes). `what` names the option in error messages. Result is
+// in [min_value, max_value].
 std::uint64_t parse_count(const std::string& text, const std::string& what, std::size_t element_bytes = 4,
                           std::uint64_t min_value = 1, std::uint64_t max_value = UINT64_MAX);
 
-// A whole number in [min_value, max_value].
+// A whole number in [min_value, max_value], in any whole-number form (no bytes); a
+// leading minus sign only when min_value is negative.
 long long parse_int(const std::string& text, const std::string& what, long long min_value, long long max_value);
 
-// A finite decimal number in [min_value, max_value].
+// A number in [min_value, max_value]: a fraction (2.5) or any whole-number form.
 double parse_double(const std::string& text, const std::string& what, double min_value, double max_value);
 
 // Comma-separated list, empty items dropped.
@@ -45,11 +61,25 @@ std::vector<std::string> split_list(const std::string& text);
 // Human form of a count: 16777216 -> "2^24", 1000 -> "1000".
 std::string format_count(std::uint64_t n);
 
-// Throws UsageError if `path` cannot be created for writing (checked before any work).
+// Output files (--csv, --json, --out).
+//
+// The empty sentence when `path` can be written as an output file, else one sentence
+// naming it and what is wrong: an empty name, a directory, something that is not a
+// regular file (/dev/stdout), a read-only file, a missing or unwritable directory.
+// Checks by creating and removing a file of a unique name beside the target; touches
+// nothing else.
+std::string output_path_problem(const std::string& path, const std::string& what);
+
+// Throws UsageError with output_path_problem's sentence (checked before any work).
 void require_writable(const std::string& path, const std::string& what);
 
-// Writes `contents` to `path` through a temporary file and a rename, so a failed
-// run never leaves a partial file.
+// True when the two paths name one file (the same file, or the same name in the same
+// directory before it exists).
+bool same_output_file(const std::string& a, const std::string& b);
+
+// Writes `contents` to a new file of a unique name beside `path`, then renames it to
+// `path`: a failed run never leaves a partial file and never touches another file (a
+// user's path + ".tmp" included).
 void write_file_atomically(const std::string& path, const std::string& contents);
 
 class ArgParser {
@@ -61,12 +91,20 @@ class ArgParser {
   // --name VALUE or --name=VALUE; `apply` parses and may throw UsageError.
   void option(const std::string& name, const std::string& metavar, const std::string& help,
               std::function<void(const std::string&)> apply);
+  // An option this program does not take, refused with `sentence` rather than as an
+  // unknown option (a per-stage program's --stages, say); not shown in --help.
+  void refuse(const std::string& name, const std::string& sentence);
+  // A check of the options together (--n with --sweep, say), run once every option is
+  // read and before parse() returns; it may throw UsageError.
+  void after_parse(std::function<void()> check);
   // Free text appended to --help.
   void epilog(const std::string& text) { epilog_ = text; }
 
   // Returns false when --help was given (the help has been printed to stdout).
   bool parse(int argc, const char* const* argv);
   std::string help() const;
+  // Whether the last parse() saw option `name` (with any value).
+  bool given(const std::string& name) const;
 
  private:
   struct Spec {
@@ -75,6 +113,7 @@ class ArgParser {
     std::string help;
     bool* flag = nullptr;
     std::function<void(const std::string&)> apply;
+    std::string refusal;  // non-empty: refuse() options
   };
   const Spec* find(const std::string& name) const;
 
@@ -82,17 +121,22 @@ class ArgParser {
   std::string summary_;
   std::string epilog_;
   std::vector<Spec> specs_;
+  std::vector<std::function<void()>> checks_;
+  std::vector<std::string> given_;
 };
 
 // The options the timing programs share, bound to the caller's fields.
-// --csv FILE and --json FILE ("also write <what> and the run's metadata as CSV").
+// --csv FILE and --json FILE ("also write <what> and the run's metadata as CSV"), each
+// checked with require_writable once parsed, and refused when both name one file.
 void add_output_options(ArgParser& args, std::string& csv, std::string& json, const std::string& what);
 // --device D.
 void add_device_option(ArgParser& args, int& device);
 // --seed S ("seed of the <inputs> (default 1)").
 void add_seed_option(ArgParser& args, std::uint64_t& seed, const std::string& inputs);
 // --reps R, --min-reps R (when with_min_reps) and --budget-ms MS, whose help shows the
-// defaults already in `timing`, and --warm-l2.
+// defaults already in `timing`, and --warm-l2. A --min-reps above the --reps in effect
+// is refused; without --min-reps the floor is lowered to --reps, so the run's metadata
+// states what was run.
 void add_timing_options(ArgParser& args, TimingOptions& timing, bool& warm_l2, bool with_min_reps);
 
 }  // namespace common

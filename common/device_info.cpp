@@ -17,13 +17,30 @@ namespace common {
   throw CudaError(code, msg.str());
 }
 
+bool means_no_device(int cuda_error, int driver_version) {
+  if (cuda_error == cudaErrorNoDevice) return true;
+  // With no driver library at all the runtime reports an insufficient driver; then
+  // cudaDriverGetVersion says 0 ("no driver installed").
+  return cuda_error == cudaErrorInsufficientDriver && driver_version == 0;
+}
+
 int cuda_device_count() {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no device" error
-    return 0;
-  }
-  return count;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error == cudaSuccess) return count;
+  cudaGetLastError();  // clear the error
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (means_no_device(error, driver)) return 0;
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
+  std::ostringstream msg;
+  msg << "CUDA cannot start: cudaGetDeviceCount failed with " << cudaGetErrorName(error) << " ("
+      << cudaGetErrorString(error) << "); the driver "
+      << (driver > 0 ? "supports CUDA " + version(driver) : std::string("reports no version")) << ", this program "
+      << "was built with the CUDA " << version(runtime) << " runtime.";
+  throw CudaError(error, msg.str());
 }
 
 namespace {

@@ -44,8 +44,16 @@ struct DeviceInfo {
   }
 };
 
-// Number of CUDA devices; 0 when there is none or no usable driver.
+// Number of CUDA devices: 0 when CUDA reports none (cudaErrorNoDevice) or when no NVIDIA
+// driver is installed at all (cudaErrorInsufficientDriver with no driver version).
+// Any other failure (a driver too old for this runtime, a stub driver library, a
+// broken installation) throws CudaError naming the CUDA error: that is a machine
+// with a problem, not a machine without a GPU.
 int cuda_device_count();
+
+// The decision above, given cudaGetDeviceCount's error code and cudaDriverGetVersion's
+// value (0: no driver installed): true when it means "no device".
+bool means_no_device(int cuda_error, int driver_version);
 
 // Queries device `ordinal`; throws NoDeviceError with one clear sentence when there is none.
 DeviceInfo query_device(int ordinal = 0);

@@ -362,11 +362,16 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
               "elements per vector (default 2^24); 16777216, 2^24, 16M, or bytes such as 64MiB counted in 4-byte "
               "FP32 elements",
               [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  args.option("--variants", "LIST", "variants to run: numbers (3, 03), ids, ranges (2-4) or all",
-              [&](const std::string& v) {
-                select_variants(v);  // validate now
-                opt.variants = v;
-              });
+  if (preselected != nullptr)
+    args.refuse("--variants", std::string(program) + " runs variant " + preselected +
+                                  " (and FP32) only, so it takes no --variants: run build/mixed_precision/"
+                                  "mixed_precision --variants LIST for other variants.");
+  else
+    args.option("--variants", "LIST", "variants to run: numbers (3, 03), ids, ranges (2-4) or all",
+                [&](const std::string& v) {
+                  select_variants(v);  // validate now
+                  opt.variants = v;
+                });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
   common::add_seed_option(args, opt.seed, "inputs");
   common::add_device_option(args, opt.device);
@@ -384,6 +389,12 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
       "A row whose error bound is at least |reference| (or infinite) is timed and shown as no-bound, not verified.\n"
       "Exit codes: 0 every row verified or no-bound, 1 a row failed its check or a CUDA error occurred, 2 bad usage, "
       "3 no CUDA device.");
+
+  args.after_parse([&] {
+    if (opt.run_once && (args.given("--csv") || args.given("--json")))
+      throw common::UsageError(std::string("--run-once times nothing, so there is no table to write: drop ") +
+                               (args.given("--csv") ? "--csv" : "--json") + " or --run-once.");
+  });
 
   return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;

@@ -17,13 +17,27 @@ const char* kExitCodes =
 // A whole number from 1 to max_value; a zero gets its own message.
 long long positive_int(const std::string& text, const std::string& what, long long max_value,
                        const std::string& zero_message) {
-  const auto first = text.find_first_not_of(" \t0");
-  if (!text.empty() && text.find_first_not_of(" \t") != std::string::npos && first == std::string::npos)
-    throw UsageError(zero_message);
+  bool zero = false;
+  try {
+    zero = parse_int(text, what, 0, 0) == 0;
+  } catch (const UsageError&) {
+  }
+  if (zero) throw UsageError(zero_message);
   return parse_int(text, what, 1, max_value);
 }
 
 bool is_power_of_two(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Limits no CUDA device goes past, so a value beyond them is refused before a device
+// is looked for; the device's own limits are checked once it is known.
+constexpr long long kAnyDeviceThreadsPerBlock = 1024;
+constexpr long long kAnyDeviceBlocksPerSm = 32;
+
+void check_any_device_block(long long block, const std::string& what) {
+  if (block > kAnyDeviceThreadsPerBlock)
+    throw UsageError(what + " " + std::to_string(block) + " is more than any CUDA device takes: at most " +
+                     std::to_string(kAnyDeviceThreadsPerBlock) + " threads per block.");
+}
 
 std::vector<int> parse_int_list(const std::string& text, const std::string& what, long long lo, long long hi) {
   const std::vector<std::string> items = common::split_list(text);
@@ -46,12 +60,16 @@ std::optional<HierarchyOptions> parse_hierarchy_options(int argc, const char* co
         v, "--grid (blocks)", INT_MAX, "--grid 0 would launch a grid of zero blocks: give 1 or more blocks."));
   });
   args.option("--block", "B", "threads per block, 1 to the device's limit (default 256)", [&](const std::string& v) {
-    opt.block = static_cast<std::uint32_t>(positive_int(
-        v, "--block (threads per block)", 1 << 20,
-        "--block 0 would launch blocks of no threads: give 1 up to the device's threads-per-block limit."));
+    const long long block =
+        positive_int(v, "--block (threads per block)", 1 << 20,
+                     "--block 0 would launch blocks of no threads: give 1 up to the device's threads-per-block limit.");
+    check_any_device_block(block, "--block");
+    opt.block = static_cast<std::uint32_t>(block);
   });
-  args.option("--first", "K", "blocks of the start order to list (default 10)",
-              [&](const std::string& v) { opt.first = static_cast<std::size_t>(parse_int(v, "--first", 0, INT_MAX)); });
+  args.option("--first", "K", "blocks of the start order to list, at least 1 (default 10)", [&](const std::string& v) {
+    opt.first = static_cast<std::size_t>(
+        positive_int(v, "--first", INT_MAX, "--first 0 would list no blocks: give 1 or more (the default is 10)."));
+  });
   args.flag("--raw", "also print every record, one line per thread", &opt.raw);
   common::add_output_options(args, opt.csv, opt.json, "every record");
   common::add_device_option(args, opt.device);
@@ -102,6 +120,14 @@ std::optional<SgemmOptions> parse_sgemm_options(int argc, const char* const* arg
       "The compiler's own report of the three builds: scripts/resource_usage.sh (no GPU needed), or configure with "
       "-DREDUCTION_RESOURCE_USAGE=ON.\n" +
       std::string(kExitCodes));
+  args.after_parse([&] {
+    const auto elements = static_cast<std::size_t>(opt.size) * static_cast<std::size_t>(opt.size);
+    if (opt.samples > elements)
+      throw UsageError("--samples " + std::to_string(opt.samples) + " is more than the " + std::to_string(elements) +
+                       " elements of the " + std::to_string(opt.size) + " x " + std::to_string(opt.size) +
+                       " product that is timed (--size " + std::to_string(opt.size) + "): give --samples at most " +
+                       std::to_string(elements) + " or a larger --size.");
+  });
   if (!args.parse(argc, argv)) return std::nullopt;
   return opt;
 }
@@ -117,17 +143,25 @@ std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* arg
   args.option("--blocks", "LIST", "block sizes, powers of two from 32 (default 32,64,128,256,512,1024)",
               [&](const std::string& v) {
                 opt.blocks = parse_int_list(v, "--blocks", 1, 1 << 20);
-                for (int b : opt.blocks)
+                for (int b : opt.blocks) {
                   if (b < 32 || !is_power_of_two(b))
                     throw UsageError("--blocks item " + std::to_string(b) +
                                      " is not allowed: block sizes are powers of two from 32 (whole warps) to the "
                                      "device's limit.");
+                  check_any_device_block(b, "--blocks item");
+                }
               });
   args.option("--per-sm", "LIST", "blocks per SM; the grid is this times the SM count (default 1,2,4,8,16,32)",
               [&](const std::string& v) {
-                for (const auto& item : common::split_list(v))
-                  positive_int(item, "--per-sm item", 1 << 16,
-                               "--per-sm item 0 would launch a grid of zero blocks: give 1 or more blocks per SM.");
+                for (const auto& item : common::split_list(v)) {
+                  const long long per_sm =
+                      positive_int(item, "--per-sm item", 1 << 16,
+                                   "--per-sm item 0 would launch a grid of zero blocks: give 1 or more blocks per SM.");
+                  if (per_sm > kAnyDeviceBlocksPerSm)
+                    throw UsageError("--per-sm item " + std::to_string(per_sm) +
+                                     " is more than any CUDA device keeps: at most " +
+                                     std::to_string(kAnyDeviceBlocksPerSm) + " resident blocks per SM.");
+                }
                 opt.per_sm = parse_int_list(v, "--per-sm", 1, 1 << 16);
               });
   opt.timing.reps = 50;

@@ -187,21 +187,22 @@ std::string format_bytes(double bytes) {
 }
 
 int run(const Options& opt, std::vector<const Stage*> selected) {
-  const common::DeviceInfo device = common::query_device(opt.device);
-
-  // Everything that can be refused is refused before any work or output.
-  for (const Stage* s : selected) {
-    if (opt.block && s->blocks.configurable) {
-      const std::string err = block_size_error(*s, *opt.block, device.max_threads_per_block);
-      if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
-    }
-  }
+  // Everything that can be refused is refused before any work or output; what needs
+  // no device, before one is looked for.
   const std::vector<std::uint64_t> sizes = opt.sweep.empty() ? std::vector<std::uint64_t>{opt.n} : opt.sweep;
   const std::uint64_t n_max = *std::max_element(sizes.begin(), sizes.end());
   for (const Stage* s : selected)
     if (n_max > s->max_n)
       throw common::UsageError("--n " + common::format_count(n_max) + " is larger than stage " + stage_key(*s) + " (" +
                                s->id + ") supports (at most " + std::to_string(s->max_n) + " elements).");
+
+  const common::DeviceInfo device = common::query_device(opt.device);
+  for (const Stage* s : selected) {
+    if (opt.block && s->blocks.configurable) {
+      const std::string err = block_size_error(*s, *opt.block, device.max_threads_per_block);
+      if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
+    }
+  }
 
   // Every table carries CUB's row, timed in the same run: it is what vs-CUB divides by.
   const Stage* cub = find_stage("cub");
@@ -365,11 +366,16 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
               [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
   args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
               [&](const std::string& v) { opt.sweep = parse_sweep(v); });
-  args.option("--stages", "LIST", "stages to run: numbers (5, 05), ids, ranges (1-11), all, stages, baselines",
-              [&](const std::string& v) {
-                select_stages(v);  // validate now
-                opt.stages = v;
-              });
+  if (preselected != nullptr)
+    args.refuse("--stages", std::string(program) + " runs stage " + preselected +
+                                " (and CUB) only, so it takes no --stages: run build/reduction/reduce --stages LIST "
+                                "for other stages.");
+  else
+    args.option("--stages", "LIST", "stages to run: numbers (5, 05), ids, ranges (1-11), all, stages, baselines",
+                [&](const std::string& v) {
+                  select_stages(v);  // validate now
+                  opt.stages = v;
+                });
   args.option("--block", "B", "threads per block for stages that take one (default: each stage's own)",
               [&](const std::string& v) { opt.block = static_cast<int>(common::parse_int(v, "--block", 1, 1 << 20)); });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
@@ -399,13 +405,23 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");
 
+  // Combinations that cannot mean anything are refused once every option is read.
+  args.after_parse([&] {
+    if (args.given("--sweep") && args.given("--n"))
+      throw common::UsageError("--n and --sweep cannot be combined: --sweep " +
+                               common::format_count(opt.sweep.front()) + ":... gives the sizes, so drop one of them.");
+    if (opt.run_once && args.given("--sweep")) throw common::UsageError("--sweep and --run-once cannot be combined.");
+    if (opt.run_once && (args.given("--csv") || args.given("--json")))
+      throw common::UsageError(std::string("--run-once times nothing, so there is no table to write: drop ") +
+                               (args.given("--csv") ? "--csv" : "--json") + " or --run-once.");
+  });
+
   return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;
     if (opt.list) {
       std::cout << registry_listing(select_stages(opt.stages));
       return 0;
     }
-    if (!opt.sweep.empty() && opt.run_once) throw common::UsageError("--sweep and --run-once cannot be combined.");
     const std::vector<const Stage*> selected = select_stages(opt.stages);
     // Refuse impossible block sizes before looking for a GPU: no CUDA device takes
     // more than 1024 threads per block. run() checks the actual device's limit.

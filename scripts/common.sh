@@ -1,20 +1,87 @@
 # Shared by the scripts: configure and build the project into a build directory.
-# Sourced, not run. Honours BUILD_DIR, CMAKE_ARGS (extra configure arguments) and JOBS.
+# Sourced, not run. Honours BUILD_DIR, CMAKE_ARGS (extra configure arguments), JOBS and
+# PRESET (a configure preset of CMakePresets.json, such as ci: its settings and, unless
+# BUILD_DIR says otherwise, its build directory).
 
 repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
+# The binaryDir of configure preset $2 in $1/CMakePresets.json (following "inherits");
+# fails, saying which presets there are, when there is no such preset.
+preset_binary_dir() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+root, name = sys.argv[1], sys.argv[2]
+with open(f"{root}/CMakePresets.json", encoding="utf-8") as f:
+    presets = {p["name"]: p for p in json.load(f).get("configurePresets", [])}
+def binary_dir(n, seen=()):
+    p = presets[n]
+    if "binaryDir" in p:
+        return p["binaryDir"]
+    parents = p.get("inherits", [])
+    for parent in [parents] if isinstance(parents, str) else parents:
+        if parent in presets and parent not in seen:
+            found = binary_dir(parent, seen + (n,))
+            if found:
+                return found
+    return None
+if name not in presets:
+    sys.exit(f"PRESET '{name}' is not a configure preset of CMakePresets.json (there are: {', '.join(presets)}).")
+found = binary_dir(name)
+if not found:
+    sys.exit(f"PRESET '{name}' names no build directory (binaryDir) in CMakePresets.json.")
+print(found.replace("${sourceDir}", root))
+EOF
+}
+
+# The build directory: BUILD_DIR, else the preset's, else ROOT/build. Fails when PRESET
+# names no preset.
+build_dir() {
+  local preset_dir=""
+  if [ -n "${PRESET:-}" ]; then preset_dir=$(preset_binary_dir "$(repo_root)" "$PRESET") || return 2; fi
+  if [ -n "${BUILD_DIR:-}" ]; then
+    echo "$BUILD_DIR"
+  elif [ -n "$preset_dir" ]; then
+    echo "$preset_dir"
+  else
+    echo "$(repo_root)/build"
+  fi
+}
+
+# Whether $1 holds a generated build system (a configure that succeeded).
+has_build_system() { [ -f "$1/build.ninja" ] || [ -f "$1/Makefile" ]; }
+
+# Configures (every time, so a changed CMAKE_ARGS or a newly installed package is seen)
+# and builds. Extra arguments go to the configure step. A configure that fails leaves no
+# build directory that would break the next run: a directory it created is removed, and
+# one without a build system loses its cache, so the next run configures afresh.
 configure_and_build() {
   local root build
   root=$(repo_root)
-  build=${BUILD_DIR:-$root/build}
-  local generator=()
-  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    # shellcheck disable=SC2086
-    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DREDUCTION_BUILD_TESTS=ON ${CMAKE_ARGS:-}
-  elif [ -n "${CMAKE_ARGS:-}" ]; then
-    # shellcheck disable=SC2086
-    cmake -S "$root" -B "$build" ${CMAKE_ARGS}
+  build=$(build_dir) || return 2
+  # A cache without a build system is what a failed configure leaves: start again.
+  if [ -f "$build/CMakeCache.txt" ] && ! has_build_system "$build"; then
+    rm -rf "${build:?}/CMakeCache.txt" "${build:?}/CMakeFiles"
+  fi
+  local configure=(cmake -S "$root" -B "$build")
+  if [ -n "${PRESET:-}" ]; then
+    configure+=(--preset "$PRESET")
+  elif [ ! -f "$build/CMakeCache.txt" ]; then
+    if command -v ninja >/dev/null 2>&1; then configure+=(-G Ninja); fi
+    configure+=(-DCMAKE_BUILD_TYPE=Release)
+  fi
+  configure+=("$@")
+  local existed=0
+  [ -d "$build" ] && existed=1
+  # shellcheck disable=SC2086
+  if ! "${configure[@]}" ${CMAKE_ARGS:-}; then
+    if [ "$existed" -eq 0 ]; then
+      rm -rf "${build:?}"
+    elif ! has_build_system "$build"; then
+      rm -rf "${build:?}/CMakeCache.txt" "${build:?}/CMakeFiles"
+    fi
+    echo "$(basename "$0"): configuring $build failed (see above); nothing of it is kept that would stop the" \
+      "next run from configuring afresh." >&2
+    return 1
   fi
   cmake --build "$build" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 }

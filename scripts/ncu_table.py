@@ -17,7 +17,10 @@ kernel per level):
   - registers per thread is the largest of the kernels;
   - theoretical occupancy and its limiter come from the longest kernel, whose name
     is shown.
-Exit codes: 0 success, 2 bad usage or a malformed export.
+The --out file is checked before anything is read and written through a new file
+beside it, renamed into place.
+Exit codes: 0 success, 2 bad usage (an --out that cannot be written included) or a
+malformed export; every error is one sentence on stderr.
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ import argparse
 import csv
 import io
 import math
-import os
 import re
 import sys
 from dataclasses import dataclass, field
+
+import output_files  # scripts/output_files.py: checked, then written whole
 
 
 class NcuTableError(Exception):
@@ -292,6 +296,11 @@ def main(argv: list[str]) -> int:
         print(",".join(METRIC_NAMES))
         return 0
     args = p.parse_args(argv)
+    if args.out is not None:
+        problem = output_files.problem(args.out, "--out")
+        if problem:
+            print(f"ncu_table: {problem}", file=sys.stderr)
+            return 2
     rows = []
     try:
         for spec in args.exports:
@@ -309,11 +318,12 @@ def main(argv: list[str]) -> int:
         print(f"ncu_table: {e}", file=sys.stderr)
         return 2
     print(render_table(rows))
-    if args.out:
-        tmp = args.out + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(to_csv(rows, meta))
-        os.replace(tmp, args.out)
+    if args.out is not None:
+        try:
+            output_files.write(args.out, to_csv(rows, meta))
+        except OSError as e:
+            print(f"ncu_table: cannot write '{args.out}': {e.strerror or e}.", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -16,17 +16,22 @@ Defaults: --results results/h200, --ladder DIR/reduce_2p28.csv, --sweep
 DIR/sweep.csv, --mixed DIR/mixed_precision_2p28.csv, --out the results directory.
 Every measured number comes from the CSV; the bandwidth peak from its '# peak_gbs:'
 line. The one number that does not is the vendor's FP32 figure for the compute roof.
-Exit codes: 0 success, 2 a missing or malformed CSV or bad usage.
+Each figure is written to a new file beside its target and renamed into place.
+Exit codes: 0 success, 1 a figure could not be written, 2 a missing or malformed CSV
+(or one of the wrong kind: a sweep given as --ladder) or bad usage, such as an --out
+that cannot be written; every error is one sentence on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import sys
 from pathlib import Path
 
+import output_files  # scripts/output_files.py: checked, then written whole
 import update_docs  # scripts/update_docs.py: the one reader of result CSVs
 
 
@@ -86,7 +91,12 @@ LADDER_COLUMNS = ["key", "stage", "kind", "gbs", "check"]
 
 
 def ladder_data(t: Table) -> dict:
-    """Bars in table order: (label, GB/s, verified?), CUB's GB/s and the peak."""
+    """Bars in table order: (label, GB/s, verified?), CUB's GB/s and the peak. The CSV
+    must be one run at one n: a sweep would put one bar per stage and size."""
+    keys = [row["key"] for row in t.rows]
+    if t.meta.get("n") == "sweep" or len(set(keys)) != len(keys):
+        raise PlotInputError(f"{t.path}: a sweep (a stage at several n), not one run at one n: the ladder takes a "
+                             "reduce CSV of a single --n, such as reduce_2p28.csv")
     bars = []
     cub = math.nan
     for row in t.rows:
@@ -158,6 +168,13 @@ def pyplot():
     return plt
 
 
+def save(fig, path: str) -> None:
+    """The figure as a PNG file, written whole through a new file beside `path`."""
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110)
+    output_files.write(path, png.getvalue())
+
+
 def count_label(n: str) -> str:
     try:
         v = int(float(n))
@@ -188,7 +205,7 @@ def draw_ladder(d: dict, path: str) -> None:
     ax.set_xlim(0, d["peak_gbs"] * 1.12)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
 
 
@@ -209,7 +226,7 @@ def draw_sweep(d: dict, path: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
 
 
@@ -248,7 +265,7 @@ def draw_mixed(d: dict, path: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
 
 
@@ -261,6 +278,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--mixed", help="mixed-precision CSV (default RESULTS/mixed_precision_2p28.csv)")
     args = p.parse_args(argv)
     out = args.out or args.results
+    problem = output_files.directory_problem(out, "--out" if args.out else "--results")
+    if problem:
+        print(f"plot.py: {problem}", file=sys.stderr)
+        return 2
     jobs = [
         (args.ladder or os.path.join(args.results, "reduce_2p28.csv"), LADDER_COLUMNS, ladder_data, draw_ladder,
          "ladder.png"),
@@ -271,6 +292,10 @@ def main(argv: list[str]) -> int:
     try:
         prepared = [(read_table(path, cols), data, draw, name) for path, cols, data, draw, name in jobs]
         figures = [(data(t), draw, name) for t, data, draw, name in prepared]
+        for _, _, name in figures:
+            problem = os.path.exists(out) and output_files.problem(os.path.join(out, name), "the figure")
+            if problem:
+                raise PlotInputError(problem)
         os.makedirs(out, exist_ok=True)
         for d, draw, name in figures:
             target = os.path.join(out, name)
@@ -279,6 +304,9 @@ def main(argv: list[str]) -> int:
     except PlotInputError as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        print(f"plot.py: cannot write a figure in '{out}': {e.strerror or e}.", file=sys.stderr)
+        return 1
     return 0
 
 

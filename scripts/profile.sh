@@ -125,6 +125,7 @@ if [ ! -x "$runner" ]; then
 fi
 [ -n "$n" ] || { [ "$prog" = occupancy ] && n="2^26"; } || n="2^24"
 out=${out:-$build/profile}
+[ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out '$out' is not a directory: give a directory for the reports."
 
 # --- what to profile: KEY<TAB>NVTX-ID per item, from the runner itself -------------
 
@@ -170,7 +171,7 @@ fi
 ncu_version=$("$ncu" --version 2>&1 | grep -m1 -iE 'version' || echo unknown)
 metrics=$(python3 "$root/scripts/ncu_table.py" --metrics)
 
-mkdir -p "$out"
+mkdir -p -- "$out" 2>/dev/null || usage_error "--out '$out': cannot create that directory."
 limit=()
 if command -v timeout >/dev/null 2>&1; then limit=(timeout --kill-after=10 600); fi
 

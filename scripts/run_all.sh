@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Build every stage, then verify and time them all on the GPU and print the table.
 #   scripts/run_all.sh [reduce options...]   e.g. scripts/run_all.sh --n 2^28 --csv out.csv
-# With no CUDA device it still builds, then says so and exits non-zero.
-# Environment: BUILD_DIR (default build), CMAKE_ARGS, JOBS.
+# Needs no test framework: it configures with REDUCTION_BUILD_TESTS=AUTO, so the tests
+# are built only when Catch2 is found (scripts/test.sh installs it), whatever an earlier
+# run or a preset asked for. With no CUDA device it still builds, then says so and
+# exits 3.
+# Environment: BUILD_DIR (default build), CMAKE_ARGS, JOBS, PRESET.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-configure_and_build
-exec "${BUILD_DIR:-$(repo_root)/build}/reduction/reduce" "$@"
+configure_and_build -DREDUCTION_BUILD_TESTS=AUTO
+exec "$(build_dir)/reduction/reduce" "$@"

@@ -16,7 +16,9 @@ write under a bare name (my_run.csv, a.csv) go to a scratch folder that is remov
 afterwards. This script does not run itself.
 
 Exit codes: 0 every command ran and exited 0; 1 a command failed or timed out;
-2 bad usage. Needs a GPU (and ncu, nsys, compute-sanitizer) for a full run.
+2 bad usage (one sentence on stderr, before anything runs: an --out that cannot be
+written, a --timeout that is not a positive number of seconds). Needs a GPU (and ncu,
+nsys, compute-sanitizer) for a full run.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import output_files  # scripts/output_files.py: checked first, then written whole
 
 ROOT = Path(__file__).resolve().parent.parent
 START = re.compile(r"(build/|scripts/|cmake |ctest|ncu |nsys |compute-sanitizer|python3 scripts/)")
@@ -90,7 +94,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="print the commands and exit")
     parser.add_argument("--exclude", default="", help="skip commands matching this regular expression")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds per command (default 300)")
+    parser.add_argument("--timeout", default="300", help="seconds per command (default 300)")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
     parser.add_argument("--check-programs", type=Path, metavar="BUILD_DIR",
                         help="run nothing; check that every build/... program the commands name exists in BUILD_DIR")
@@ -99,6 +103,20 @@ def main() -> int:
         exclude = re.compile(args.exclude) if args.exclude else None
     except re.error as e:
         print(f"run_doc_commands.py: --exclude is not a regular expression ({e})", file=sys.stderr)
+        return 2
+    if not re.fullmatch(r"\d+(\.\d+)?", args.timeout.strip()) or float(args.timeout) <= 0:
+        print(f"run_doc_commands.py: --timeout '{args.timeout}' is not a number of seconds above 0 (such as 300 or "
+              "2.5).", file=sys.stderr)
+        return 2
+    args.timeout = float(args.timeout)
+    if args.out is not None:
+        problem = output_files.problem(str(args.out), "--out")
+        if problem:
+            print(f"run_doc_commands.py: {problem}", file=sys.stderr)
+            return 2
+    if args.check_programs is not None and not args.check_programs.is_dir():
+        print(f"run_doc_commands.py: --check-programs '{args.check_programs}' is not a directory: give the build "
+              "directory.", file=sys.stderr)
         return 2
 
     cmds = commands(ROOT)
@@ -159,8 +177,8 @@ def main() -> int:
     ran = sum(1 for line in lines if not line.startswith("skip"))
     lines.append(f"{ran} commands run, {failed} failed, {len(lines) - ran} skipped")
     print(lines[-1])
-    if args.out:
-        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if args.out is not None:
+        output_files.write(str(args.out), "\n".join(lines) + "\n")
     return 1 if failed else 0
 
 

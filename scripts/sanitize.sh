@@ -3,7 +3,7 @@
 # the memcheck, racecheck, synccheck and initcheck tools, at several sizes, through
 # the runner's --run-once mode (one checked launch, nothing timed). The stage list
 # comes from `reduce --list`, never from this file.
-#   scripts/sanitize.sh [--build DIR] [--sizes LIST] [--stages LIST] [--out FILE]
+#   scripts/sanitize.sh [STAGE...] [--build DIR] [--sizes LIST] [--stages LIST] [--out FILE]
 # Prints one line per stage and tool with the errors found over all sizes; exits 0
 # when every run was clean, 1 when a tool reported an error or a run failed, 2 for
 # bad usage or a missing compute-sanitizer or reduce binary, 3 with no CUDA device.
@@ -17,7 +17,7 @@ all_tools=(memcheck racecheck synccheck initcheck)
 
 usage() {
   cat <<EOF
-usage: scripts/$program [options]
+usage: scripts/$program [STAGE...] [options]
 
 Runs compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every
 registered stage and baseline at each size, one run per stage, tool and size:
@@ -27,6 +27,9 @@ and prints one line per stage and tool with the number of errors over all sizes
 (and, for racecheck, the hazards). A run fails when the tool reports an error or
 hazard, when its summary line is missing, or when the runner itself fails (its
 sum does not verify, a CUDA error, a crash or a time-out).
+
+STAGE (default: all): stages as --stages takes them, as arguments (scripts/$program 13 15
+is scripts/$program --stages 13,15), like scripts/profile.sh.
 
 options:
   --build DIR     build directory holding reduction/reduce (default: $root/build)
@@ -60,7 +63,8 @@ usage_error() {
 
 build="$root/build"
 sizes_arg="1,33,4097,1048583"
-stages_arg="all"
+stages_arg=""
+positional=()
 tools_arg=$(
   IFS=,
   echo "${all_tools[*]}"
@@ -95,8 +99,13 @@ while [ $# -gt 0 ]; do
       fi
       [ -n "$value" ] || usage_error "$option needs a non-empty value."
       ;;
-    *)
+    --*)
       usage_error "unknown option '$option'."
+      ;;
+    *)
+      positional+=("$option")
+      shift
+      continue
       ;;
   esac
   case "$option" in
@@ -111,6 +120,15 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+# Stages named as arguments join those of --stages; neither means all.
+if [ ${#positional[@]} -gt 0 ]; then
+  stages_arg+=${stages_arg:+,}$(
+    IFS=,
+    echo "${positional[*]}"
+  )
+fi
+stages_arg=${stages_arg:-all}
 
 is_count() { [[ $1 =~ ^[0-9]+$ ]] && [ "$((10#$1))" -ge 1 ]; }
 if ! is_count "$jobs" || [ "$((10#$jobs))" -gt 64 ]; then

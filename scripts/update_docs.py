@@ -10,10 +10,12 @@ Options: --root DIR (the repository, default: this script's parent folder),
 (default: README.md and chapters/*.md).
 
 Exit codes: 0 done (or, with --check, everything up to date); 1 --check found a stale
-part, or a claim (below) no longer holds; 2 an error: a malformed result file, a
-missing one (with --check), an unknown column, row key or option, or a marker that is
+part, or a claim (below) no longer holds; 2 an error: a --root that is not a directory,
+documents with no generated part at all (nothing was checked), a malformed result file,
+a missing one (with --check), an unknown column, row key or option, or a marker that is
 not closed. On an error nothing is written. Without --check a missing result file only
-leaves its parts unchanged, with a warning.
+leaves its parts unchanged, with a warning. A document is rewritten through a new file
+beside it, renamed into place.
 
 Markers
 -------
@@ -114,6 +116,9 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # when loaded from its path, as the tests do
+import output_files  # noqa: E402  scripts/output_files.py: written whole, nothing else touched
 
 PROGRAM = "update_docs.py"
 
@@ -1067,9 +1072,7 @@ def display(path: Path, root: Path) -> Path:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    output_files.write(str(path), text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1082,6 +1085,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, help="folder of the result files (default: ROOT/results/h200)")
     parser.add_argument("files", nargs="*", type=Path, help="Markdown files (default: README.md and chapters/*.md)")
     args = parser.parse_args(argv)
+    if not args.root.is_dir():
+        print(f"{PROGRAM}: --root '{args.root}' is not a directory: give the repository's folder.", file=sys.stderr)
+        return 2
     root = args.root.resolve()
     results = (args.results or root / "results" / "h200").resolve()
     ctx = Context(root, results)
@@ -1111,6 +1117,11 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
 
     total = sum(o.blocks for o in outcomes)
+    if total == 0 and not any(o.claims for o in outcomes):
+        where = ", ".join(str(display(p, root)) for p in docs) if docs else f"{root} (no README.md, no chapters/*.md)"
+        print(f"{PROGRAM}: no generated part and no claim in {where}: nothing was checked; is --root the "
+              "repository?", file=sys.stderr)
+        return 2
     false_claims = [(marker, problem) for o in outcomes for marker, problem in o.false_claims]
 
     def report_claims() -> None:

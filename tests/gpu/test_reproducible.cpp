@@ -30,7 +30,10 @@ namespace {
 using gpu_test::device;
 using gpu_test::stream;
 
-const Stage& stage(const std::string& key) {
+// A registry entry, which lives as long as the program. The key is a plain pointer:
+// a std::string parameter would make every `const Stage& s = stage("...")` bind the
+// result of a call that took a temporary, which GCC 13 reports (-Wdangling-reference).
+const Stage& stage(const char* key) {
   const Stage* s = reduction::find_stage(key);
   INFO("stage " << key);
   REQUIRE(s != nullptr);

@@ -471,6 +471,36 @@ def test_missing_result_file():
     box.close()
 
 
+def test_a_check_that_checks_nothing_fails():
+    rc, out, err = run_script("--check", "--root", "/nonexistent/repository")
+    check("--check --root /nonexistent: exit 2 naming it", rc == 2 and "--root '/nonexistent/repository' is not a "
+          "directory" in err and len(err.strip().splitlines()) == 1, f"exit {rc}: {(out + err).strip()}")
+    with tempfile.TemporaryDirectory() as empty:
+        rc, out, err = run_script("--check", "--root", empty)
+        check("--check on a folder with no document fails (nothing was checked)",
+              rc == 2 and "nothing was checked" in err, f"exit {rc}: {(out + err).strip()}")
+    box = Sandbox()
+    box.doc("a chapter without a generated part\n")
+    rc, out, err = box.run("--check")
+    check("--check over documents without a generated part fails (nothing was checked)",
+          rc == 2 and "nothing was checked" in err, f"exit {rc}: {(out + err).strip()}")
+    box.close()
+
+
+def test_rewriting_touches_no_other_file():
+    box = Sandbox()
+    path = box.doc("intro\n" + block("r.csv columns=key"))
+    mine = path.with_name(path.name + ".tmp")
+    mine.write_text("the user's own file\n", encoding="utf-8")
+    rc, _, err = box.run()
+    check("a rewrite leaves the user's FILE.tmp alone", rc == 0 and mine.read_text(encoding="utf-8") ==
+          "the user's own file\n" and "| 01 |" in path.read_text(encoding="utf-8"), err)
+    check("a rewrite leaves nothing else behind",
+          sorted(p.name for p in path.parent.iterdir()) == ["c.md", "c.md.tmp"],
+          str(sorted(p.name for p in path.parent.iterdir())))
+    box.close()
+
+
 def test_stage_list():
     box = Sandbox()
     (box.root / "reduction" / "baselines").mkdir(parents=True)
@@ -610,6 +640,8 @@ TESTS = [
     test_check_reports_stale_parts,
     test_refusals,
     test_missing_result_file,
+    test_a_check_that_checks_nothing_fails,
+    test_rewriting_touches_no_other_file,
     test_stage_list,
     test_code_excerpts,
     test_claims,

@@ -13,6 +13,7 @@
 #include "catch.hpp"
 #include "cli.hpp"
 #include "dot_runner.hpp"
+#include "test_files.hpp"
 #include "variants.hpp"
 
 using mixed_precision::ElementType;
@@ -28,13 +29,12 @@ TEST_CASE("registry: numbered in order, unique ids, files exist", "[mp][registry
     CHECK(ids.insert(v.id).second);
     CHECK(v.launch != nullptr);
     CHECK(v.plan_grid != nullptr);
-    // The source file is named after the key and the id, and exists (tests run
-    // from the repository root).
+    // The source file is named after the key and the id, and exists.
     const std::string expected = "mixed_precision/" + mixed_precision::variant_key(v) + "_";
     CHECK(std::string(v.source).rfind(expected, 0) == 0);
-    CHECK(std::ifstream(v.source).good());
+    CHECK(std::ifstream(test_support::repo_path(v.source)).good());
     // Its chapter exists and names the file.
-    std::ifstream chapter(v.chapter);
+    std::ifstream chapter(test_support::repo_path(v.chapter));
     REQUIRE(chapter.good());
     const std::string text((std::istreambuf_iterator<char>(chapter)), std::istreambuf_iterator<char>());
     CHECK(text.find(v.source) != std::string::npos);
@@ -89,8 +89,11 @@ struct Outcome {
   std::string err;
 };
 
-Outcome run_main(std::vector<std::string> args) {
-  args.insert(args.begin(), "mixed_precision");
+// Runs the mixed_precision runner in this process, or, with `preselected`, a
+// per-variant program such as 05_int8_dp4a.
+Outcome run_main(std::vector<std::string> args, const char* preselected = nullptr) {
+  const char* program = preselected != nullptr ? "05_int8_dp4a" : "mixed_precision";
+  args.insert(args.begin(), program);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out;
@@ -98,8 +101,7 @@ Outcome run_main(std::vector<std::string> args) {
   auto* old_out = std::cout.rdbuf(out.rdbuf());
   auto* old_err = std::cerr.rdbuf(err.rdbuf());
   Outcome o;
-  o.code =
-      mixed_precision::mixed_precision_main(static_cast<int>(argv.size()), argv.data(), "mixed_precision", nullptr);
+  o.code = mixed_precision::mixed_precision_main(static_cast<int>(argv.size()), argv.data(), program, preselected);
   std::cout.rdbuf(old_out);
   std::cerr.rdbuf(old_err);
   o.out = out.str();
@@ -112,9 +114,15 @@ bool exists(const std::string& path) { return std::ifstream(path).good(); }
 }  // namespace
 
 TEST_CASE("runner: bad input gets one sentence, exit 2 and no file", "[mp][cli]") {
-  const std::string csv = "mp_cli_test_output.csv";
-  std::remove(csv.c_str());
+  test_support::ScratchDir dir;
+  const std::string csv = dir.file("mp_cli_test_output.csv");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--run-once", "--csv", csv}, "--run-once times nothing, so there is no table to write"},
+      {{"--min-reps", "50", "--reps", "10"}, "--min-reps 50 is more than --reps 10"},
+      {{"--budget-ms", "0x10"}, "hexadecimal"},
+      {{"--n", "16m"}, "upper case: 16M"},
+      {{"--n", "1^99"}, "the base of a power must be at least 2"},
+      {{"--csv", csv, "--json", csv}, "name the same file"},
       {{"--n", "abc"}, "--n 'abc' is not a count"},
       {{"--n", "0"}, "--n '0' is too small"},
       {{"--n", "2^31", "--csv", csv}, "is larger than variant 05 (int8_dp4a) supports: at most 2147483647"},
@@ -139,6 +147,15 @@ TEST_CASE("runner: bad input gets one sentence, exit 2 and no file", "[mp][cli]"
     CHECK_FALSE(exists(csv));
     CHECK_FALSE(exists(csv + ".tmp"));
   }
+}
+
+TEST_CASE("a per-variant program refuses --variants", "[mp][cli]") {
+  const Outcome o = run_main({"--variants", "2"}, "05");
+  CHECK(o.code == common::kExitUsage);
+  CHECK(o.err.find("05_int8_dp4a runs variant 05 (and FP32) only, so it takes no --variants") != std::string::npos);
+  const Outcome help = run_main({"--help"}, "05");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--variants") == std::string::npos);
 }
 
 TEST_CASE("runner: --help and --list need no device", "[mp][cli]") {

@@ -64,6 +64,20 @@ TEST_CASE("01_thread_hierarchy options", "[occupancy][cli]") {
   CHECK(usage_error([] {
           parse(parse_hierarchy_options, {"--threads", "5"});
         }).find("unknown option") != std::string::npos);
+  // Limits no device passes are judged here, before any device is looked for.
+  CHECK(usage_error([] {
+          parse(parse_hierarchy_options, {"--block", "1025"});
+        }).find("--block 1025 is more than any CUDA device takes: at most 1024") != std::string::npos);
+  CHECK(usage_error([] {
+          parse(parse_hierarchy_options, {"--first", "0"});
+        }).find("--first 0 would list no blocks") != std::string::npos);
+  CHECK(usage_error([] {
+          parse(parse_hierarchy_options, {"--block", "0x20"});
+        }).find("hexadecimal") != std::string::npos);
+  const auto first = parse(parse_hierarchy_options, {"--first", "1", "--block", "1K"});
+  REQUIRE(first);
+  CHECK(first->first == 1);
+  CHECK(first->block == 1024);
 }
 
 TEST_CASE("01_thread_hierarchy checks against the device", "[occupancy][cli]") {
@@ -102,6 +116,16 @@ TEST_CASE("02_resource_usage options", "[occupancy][cli]") {
   CHECK_THROWS_AS(parse(parse_sgemm_options, {"--check-size", "4096"}), UsageError);
   CHECK_THROWS_AS(parse(parse_sgemm_options, {"--csv", "/nonexistent-dir/x.csv"}), UsageError);
   CHECK_THROWS_AS(parse(parse_sgemm_options, {"--size"}), UsageError);
+  // A 17 x 17 product has 289 elements: the default 4096 samples cannot be drawn from it.
+  CHECK(usage_error([] {
+          parse(parse_sgemm_options, {"--size", "17"});
+        }).find("--samples 4096 is more than the 289 elements of the 17 x 17 product") != std::string::npos);
+  const auto small = parse(parse_sgemm_options, {"--size", "17", "--samples", "289"});
+  REQUIRE(small);
+  CHECK(small->samples == 289);
+  CHECK(usage_error([] {
+          parse(parse_sgemm_options, {"--budget-ms", "0x10"});
+        }).find("hexadecimal") != std::string::npos);
 }
 
 TEST_CASE("03_occupancy_sweep options", "[occupancy][cli]") {
@@ -128,6 +152,13 @@ TEST_CASE("03_occupancy_sweep options", "[occupancy][cli]") {
         }).find("not a whole number") != std::string::npos);
   CHECK(usage_error([] { parse(parse_sweep_options, {"--blocks", ""}); }).find("empty") != std::string::npos);
   CHECK(usage_error([] { parse(parse_sweep_options, {"--n", "0"}); }).find("too small") != std::string::npos);
+  CHECK(usage_error([] {
+          parse(parse_sweep_options, {"--blocks", "256,2048"});
+        }).find("--blocks item 2048 is more than any CUDA device takes") != std::string::npos);
+  CHECK(usage_error([] {
+          parse(parse_sweep_options, {"--per-sm", "33"});
+        }).find("--per-sm item 33 is more than any CUDA device keeps") != std::string::npos);
+  CHECK(usage_error([] { parse(parse_sweep_options, {"--n", "16m"}); }).find("upper case: 16M") != std::string::npos);
 
   const occupancy::DeviceLimits d = occupancy::hopper_limits();
   occupancy::SweepOptions s;

@@ -4,9 +4,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <cuda_runtime.h>
+
 #include "catch.hpp"
 #include "cli.hpp"
 #include "output.hpp"
+#include "test_files.hpp"
 
 namespace {
 std::vector<common::Record> two_rows() {
@@ -59,17 +62,28 @@ TEST_CASE("numbers are formatted for reading", "[output]") {
 }
 
 TEST_CASE("files are written whole or not at all", "[output]") {
-  const std::string path = "/tmp/reduction_output_test.csv";
+  test_support::ScratchDir dir;
+  const std::string path = dir.file("reduction_output_test.csv");
   common::write_file_atomically(path, "a,b\n1,2\n");
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   CHECK(ss.str() == "a,b\n1,2\n");
-  std::remove(path.c_str());
   CHECK_THROWS(common::write_file_atomically("/nonexistent/dir/x.csv", "x"));
 }
 
 TEST_CASE("theoretical bandwidth is 2 x clock x bus bytes", "[output]") {
   // The H200's attributes: 3201 MHz, 6016-bit bus -> 4814 GB/s (ANCHORS.md).
   CHECK(common::DeviceInfo::theoretical_bandwidth_gbs(3201000, 6016) == Approx(4814.3).epsilon(1e-4));
+}
+
+TEST_CASE("only \"no device\" and \"no driver at all\" mean no GPU; other start errors are errors", "[output]") {
+  CHECK(common::means_no_device(cudaErrorNoDevice, 12080));
+  CHECK(common::means_no_device(cudaErrorNoDevice, 0));
+  // No driver library: the runtime says "insufficient driver" and the driver version is 0.
+  CHECK(common::means_no_device(cudaErrorInsufficientDriver, 0));
+  // A driver that is there but too old for the runtime is a machine with a problem.
+  CHECK_FALSE(common::means_no_device(cudaErrorInsufficientDriver, 11040));
+  CHECK_FALSE(common::means_no_device(cudaErrorStubLibrary, 0));
+  CHECK_FALSE(common::means_no_device(cudaErrorInitializationError, 13000));
 }

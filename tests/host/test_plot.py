@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""scripts/plot.py: reading the result CSVs, refusing malformed ones with a clear
-message and exit code 2, and drawing the three figures (matplotlib is required: CI
-installs python3-matplotlib).
+"""scripts/plot.py: reading the result CSVs, refusing malformed ones (and a sweep given as
+the ladder) and an --out that cannot be written with a clear message and exit code 2,
+and drawing the three figures. matplotlib is required (scripts/test.sh installs it):
+without it the drawing checks fail, they are never skipped.
 
 usage: test_plot.py SOURCE_DIR
 """
@@ -93,11 +94,32 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("bad_bytes.csv", MIXED.replace("01,FP32,8", "01,FP32,0"), "bytes_per_element must be positive",
                  "--mixed")
 
+    # A sweep CSV is not a ladder: one bar per stage and size would mean nothing.
+    expect_error("sweep_as_ladder.csv", META.replace("# n: 1024", "# n: sweep") + LADDER.split(META)[1],
+                 "a sweep (a stage at several n)")
+    expect_error("repeated_keys.csv", LADDER + "13,single_pass,single pass,stage,950,ok\n",
+                 "a sweep (a stage at several n)")
+    p = subprocess.run([sys.executable, plot_py, "--ladder", os.path.join(source_dir, "results", "h200", "sweep.csv"),
+                        "--sweep", sweep, "--mixed", mixed, "--out", os.path.join(tmp, "err")],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "a sweep (a stage at several n)" in p.stderr,
+          f"--ladder results/h200/sweep.csv: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+
+    # An --out that cannot be written: one sentence and exit 2 before anything is read.
+    for out, needle in [("/proc/x", "files cannot be written in '/proc'"), (ladder, "is not a directory")]:
+        p = subprocess.run([sys.executable, plot_py, "--out", out, "--ladder", ladder, "--sweep", sweep, "--mixed",
+                            mixed], capture_output=True, text=True)
+        check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
+              and len(p.stderr.strip().splitlines()) == 1,
+              f"--out {out}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+
     # Drawing: three PNG files.
     figures = os.path.join(tmp, "figures")
     p = subprocess.run([sys.executable, plot_py, "--out", figures, "--ladder", ladder, "--sweep", sweep, "--mixed",
                         mixed], capture_output=True, text=True)
     check(p.returncode == 0, f"drawing: exit code {p.returncode}: {p.stderr.strip()}")
+    check(sorted(os.listdir(figures)) == ["ladder.png", "mixed_precision.png", "sweep.png"],
+          f"drawing leaves the three figures and nothing else: {sorted(os.listdir(figures))}")
     for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
         path = os.path.join(figures, name)
         ok = os.path.exists(path) and os.path.getsize(path) > 1000

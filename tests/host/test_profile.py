@@ -97,6 +97,25 @@ expect_error("\n".join(lines[:-1] + [lines[-1].rsplit(",", 2)[0]]) + "\n", "fiel
              "a short row")
 expect_error(good.replace('"ns"', '"cycle"', 1), "unexpected unit", "a duration in cycles")
 
+# --out: checked before anything is read (one sentence, exit 2, no traceback), written
+# through a unique temporary name (a user's FILE.tmp is left alone).
+ncu_table_py = os.path.join(source_dir, "scripts", "ncu_table.py")
+with tempfile.TemporaryDirectory() as tmp:
+    for out, needle in [(tmp, "is a directory"), (os.path.join(tmp, "no", "x.csv"), "does not exist"),
+                        ("", "is not a file name"), ("/dev/null", "is not a regular file")]:
+        p = subprocess.run([sys.executable, ncu_table_py, "--out", out, "x=" + fixture], capture_output=True, text=True)
+        check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1,
+              f"ncu_table.py --out {out!r}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+        check(not os.path.exists(tmp + ".tmp"), f"ncu_table.py --out {out!r} left {tmp}.tmp")
+    target = os.path.join(tmp, "table.csv")
+    with open(target + ".tmp", "w") as f:
+        f.write("mine\n")
+    p = subprocess.run([sys.executable, ncu_table_py, "--out", target, "x=" + fixture], capture_output=True, text=True)
+    check(p.returncode == 0 and os.path.exists(target), f"ncu_table.py --out FILE: exit {p.returncode}")
+    with open(target + ".tmp") as f:
+        check(f.read() == "mine\n", "ncu_table.py --out FILE leaves FILE.tmp alone")
+    check(sorted(os.listdir(tmp)) == ["table.csv", "table.csv.tmp"], f"nothing else is left: {os.listdir(tmp)}")
+
 # --- profile.sh ----------------------------------------------------------------------
 
 
@@ -138,6 +157,8 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_profile(["--build", os.path.join(tmp, "nobuild")], 2, "was not found; build the project first",
                    "missing runner", no_ncu)
     expect_profile(["13"] + common, 2, "ncu was not found", "missing ncu", no_ncu)
+    expect_profile(["13", "--build", build_dir, "--out", fixture], 2, "is not a directory", "an --out that is a file",
+                   no_ncu)
 
     denied = write_exe("ncu_denied", """
 case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac

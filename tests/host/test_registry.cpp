@@ -9,6 +9,7 @@
 #include "cli.hpp"
 #include "registry.hpp"
 #include "runner.hpp"
+#include "test_files.hpp"
 
 using reduction::Kind;
 using reduction::registry;
@@ -51,13 +52,14 @@ TEST_CASE("ids and keys are unique and every entry is complete", "[registry]") {
 TEST_CASE("every stage's source file and chapter exist, and the file name carries its number", "[registry]") {
   for (const auto& s : registry()) {
     INFO(s.id);
-    CHECK(std::filesystem::exists(s.source));
-    CHECK(std::filesystem::exists(s.chapter));
+    CHECK(std::filesystem::exists(test_support::repo_path(s.source)));
+    CHECK(std::filesystem::exists(test_support::repo_path(s.chapter)));
     if (s.kind == Kind::stage) {
       const std::string file = std::filesystem::path(s.source).filename().string();
       CHECK(file.rfind(reduction::stage_key(s) + "_", 0) == 0);
       // Every stage is also built as its own executable.
-      std::ifstream cmake("reduction/CMakeLists.txt");
+      std::ifstream cmake(test_support::repo_path("reduction/CMakeLists.txt"));
+      REQUIRE(cmake.good());
       std::stringstream text;
       text << cmake.rdbuf();
       CHECK(text.str().find("add_stage(" + std::filesystem::path(s.source).stem().string() + ")") != std::string::npos);

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""The build's configuration with the real CMake, in scratch build directories (a
+configure takes seconds; nothing is compiled):
+
+  - with no Catch2 (hidden with CMAKE_DISABLE_FIND_PACKAGE_Catch2) the project
+    configures with the default REDUCTION_BUILD_TESTS=AUTO, says the tests are not
+    built, and generates no test target; with REDUCTION_BUILD_TESTS=ON it stops with a
+    sentence saying how to get Catch2; scripts/test.sh told not to install anything
+    stops before configuring, naming Catch2 and the command that installs it;
+  - REDUCTION_WARNINGS_AS_ERRORS=ON (the ci preset) makes host warnings errors
+    (-Werror, also through -Xcompiler in .cu files) and nvcc's and ptxas's too
+    (--Werror=all-warnings);
+  - CMakePresets.json's schema needs no newer CMake than the one the presets, the top
+    CMakeLists.txt, the README and chapter 00 all name, and CMake reads the presets;
+  - CI (.ci/run) runs the README's test command through the ci preset, and the README's
+    prerequisites name what the build and the tests need.
+
+usage: test_build_config.py SOURCE_DIR
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+source_dir = os.path.abspath(sys.argv[1])
+failures = []
+passed = 0
+
+# The CMake release that introduced each presets schema version.
+SCHEMA_NEEDS = {1: (3, 19), 2: (3, 20), 3: (3, 21), 4: (3, 23), 5: (3, 24), 6: (3, 25), 7: (3, 27), 8: (3, 28),
+                9: (3, 30), 10: (3, 31)}
+
+
+def check(cond, what):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(what)
+
+
+def configure(build, *args):
+    cmd = ["cmake", "-S", source_dir, "-B", build, "-DCMAKE_CUDA_ARCHITECTURES=90",
+           "-DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON", *args]
+    if shutil.which("ninja"):
+        cmd += ["-G", "Ninja"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return p.returncode, " ".join((p.stdout + p.stderr).split())  # CMake wraps its messages
+
+
+def read(relative):
+    with open(os.path.join(source_dir, relative), encoding="utf-8") as f:
+        return f.read()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    auto = os.path.join(tmp, "auto")
+    rc, out = configure(auto, "-DREDUCTION_WARNINGS_AS_ERRORS=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+    check(rc == 0 and "Catch2 was not found: the tests are not built" in out,
+          f"no Catch2, REDUCTION_BUILD_TESTS=AUTO: configuring succeeds and says so (exit {rc})\n{out[-1500:]}")
+    commands = []
+    if rc == 0:
+        with open(os.path.join(auto, "compile_commands.json"), encoding="utf-8") as f:
+            commands = json.load(f)
+        check(not any("/tests/" in c["file"] for c in commands), "no Catch2: no test is built")
+        check(any(c["file"].endswith("reduction/reduce_main.cpp") for c in commands), "no Catch2: reduce is built")
+    cxx = [c["command"] for c in commands if c["file"].endswith("reduction/runner.cpp")]
+    cu = [c["command"] for c in commands if c["file"].endswith("reduction/05_sequential_addressing.cu")]
+    check(len(cxx) == 1 and " -Werror " in cxx[0] + " ", f"warnings as errors: host code gets -Werror: {cxx}")
+    check(len(cu) == 1 and "--Werror=all-warnings" in cu[0] and "-Xcompiler=-Werror" in cu[0],
+          f"warnings as errors: CUDA code gets --Werror=all-warnings and -Xcompiler=-Werror: {cu}")
+
+    plain = os.path.join(tmp, "plain")
+    rc, out = configure(plain, "-DREDUCTION_BUILD_TESTS=OFF", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+    if rc == 0:
+        with open(os.path.join(plain, "compile_commands.json"), encoding="utf-8") as f:
+            plain_commands = [c["command"] for c in json.load(f)]
+        check(not any("Werror" in c for c in plain_commands), "without the option no warning is an error")
+    else:
+        failures.append(f"REDUCTION_BUILD_TESTS=OFF: configuring failed\n{out[-1500:]}")
+
+    on = os.path.join(tmp, "on")
+    rc, out = configure(on, "-DREDUCTION_BUILD_TESTS=ON")
+    check(rc != 0 and "Catch2 was not found and REDUCTION_BUILD_TESTS is ON" in out and
+          "apt-get install catch2" in out and "scripts/test.sh" in out,
+          f"no Catch2, REDUCTION_BUILD_TESTS=ON: configuring stops saying how to get it (exit {rc})\n{out[-1500:]}")
+
+    rc, out = configure(os.path.join(tmp, "bad"), "-DREDUCTION_BUILD_TESTS=maybe")
+    check(rc != 0 and "REDUCTION_BUILD_TESTS is 'maybe'; use ON, OFF or AUTO" in out,
+          f"a bad REDUCTION_BUILD_TESTS is named (exit {rc})")
+
+    # test.sh with Catch2 hidden from CMake and installing forbidden: one sentence, exit 2,
+    # before anything is configured.
+    build = os.path.join(tmp, "test_sh")
+    env = {k: v for k, v in os.environ.items() if k not in ("PRESET", "CMAKE_ARGS")}
+    env.update({"BUILD_DIR": build, "REDUCTION_NO_INSTALL": "1", "CMAKE_ARGS": "-DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON"})
+    p = subprocess.run(["bash", os.path.join(source_dir, "scripts", "test.sh")], capture_output=True, text=True,
+                       env=env, timeout=600)
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    check(p.returncode == 2 and len(lines) == 1 and "the tests need Catch2" in lines[0] and
+          "sudo apt-get install catch2" in lines[0] and not os.path.exists(build),
+          f"test.sh without Catch2 and REDUCTION_NO_INSTALL=1: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+
+# The presets and the CMake version every document names.
+presets = json.loads(read("CMakePresets.json"))
+schema = presets["version"]
+stated = (presets["cmakeMinimumRequired"]["major"], presets["cmakeMinimumRequired"]["minor"])
+check(schema in SCHEMA_NEEDS and SCHEMA_NEEDS[schema] <= stated,
+      f"CMakePresets.json schema {schema} needs CMake {SCHEMA_NEEDS.get(schema)}, more than the {stated} it states")
+minimum = re.search(r"cmake_minimum_required\(VERSION (\d+)\.(\d+)", read("CMakeLists.txt"))
+check(minimum and (int(minimum.group(1)), int(minimum.group(2))) == stated,
+      f"CMakeLists.txt's cmake_minimum_required and the presets' cmakeMinimumRequired {stated} agree")
+version = f"{stated[0]}.{stated[1]}"
+for doc in ("README.md", "chapters/00_introduction.md"):
+    named = set(re.findall(r"CMake (\d+\.\d+) or newer", read(doc)))
+    check(named == {version}, f"{doc} names CMake {named or 'no version'}, the build needs {version}")
+configure_presets = {p["name"]: p for p in presets["configurePresets"]}
+check(configure_presets.get("ci", {}).get("cacheVariables", {}).get("REDUCTION_WARNINGS_AS_ERRORS") == "ON",
+      "the ci preset makes warnings errors")
+p = subprocess.run(["cmake", "--list-presets"], cwd=source_dir, capture_output=True, text=True)
+check(p.returncode == 0 and '"ci"' in p.stdout, f"cmake --list-presets reads the presets: {p.stderr.strip()}")
+
+ci = read(".ci/run")
+check(re.search(r"^PRESET=ci exec scripts/test\.sh\s*$", ci, re.M) is not None,
+      ".ci/run runs the README's test command (scripts/test.sh) through the ci preset")
+check("clang-format-14" in ci, ".ci/run installs clang-format 14 for the format check")
+readme = read("README.md")
+check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
+      "the README names the test command and its ci form")
+prerequisites = readme.split("## Prerequisites", 1)[-1].split("\n## ", 1)[0]
+for needed in ("Catch2", "matplotlib", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
+    check(needed in prerequisites, f"the README's prerequisites name {needed}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
