@@ -18,7 +18,7 @@
 // distributed shared memory rather than the ticket (cluster_kernel).
 // For a fixed grid and block size the order of operations is fixed, so the result
 // is bitwise identical run to run. Stage 13 (reduction/13_single_pass.cu) is this
-// function for float sums; chapter 12 explains it.
+// function for float sums; chapters 13 to 15 explain it.
 //
 // Usage:
 //   reduction::generic::Workspace ws;   // once per device: zeroed ticket + partials
@@ -212,7 +212,7 @@ __device__ __forceinline__ T block_reduce_lanes(T v, Op op, Lanes lanes) {
 // whole vectors, which keeps the reads free of bank conflicts), adds them pairwise, and
 // five shuffles add the lanes. The last block of the ticket path has two block sums
 // between its data and the result (its own, and the partials'), so this shortens the
-// critical path; chapter 12 and the "critical" experiment
+// critical path; chapter 13 and the "critical" experiment
 // (experiments/critical.cu) have the measured difference. The order is
 // fixed, so the result is as deterministic as block_reduce's, and just as deep:
 // log2(kBlock) operations.
