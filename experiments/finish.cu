@@ -6,7 +6,8 @@
 //   ticket          the tagged ticket kernel at every n (stage 14's finish): tagged
 //                   partials, an atomic ticket, the last block adds the partials
 //   fence           the partial published by __threadfence() before the ticket
-//                   (stage 13's finish)
+//                   (stage 13's release side; its last block reads without stage
+//                   13's acquire fence)
 //   acqrel          the fence folded into the atomic: atom.add.acq_rel.gpu
 //   flag            each block stores {launch number, partial} as one 64-bit word;
 //                   block 0 polls the words (only block 0 waits)

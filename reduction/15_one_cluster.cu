@@ -6,7 +6,8 @@
 // portable size, where 16 is not allowed) of four float4 loads per thread, the grid is
 // that one cluster: each block pushes its partial into block 0's shared memory, one
 // cluster barrier makes every push visible, and block 0 adds them in rank order. No
-// global memory, no fence, no atomic and no polling between the blocks. Every other n
+// global memory, no atomic and no polling between the blocks (the cluster barrier orders
+// the pushes). Every other n
 // goes to stage 14 (one block below it, tagged slots above it), and so does every n on
 // a GPU without clusters.
 // Fixes: between 2^14 and 2^17 floats, stage 14's finish (a ticket and a trip to L2 for

@@ -17,8 +17,9 @@
 // grid is one thread-block cluster instead, and the blocks add their partials through
 // distributed shared memory rather than the ticket (cluster_kernel).
 // For a fixed grid and block size the order of operations is fixed, so the result
-// is bitwise identical run to run. Stage 13 (reduction/13_single_pass.cu) is this
-// function for float sums; chapters 13 to 15 explain it.
+// is bitwise identical run to run. Stages 13 to 15 (reduction/13_last_block.cu,
+// 14_tagged_slots.cu, 15_one_cluster.cu) teach its ideas one at a time for float sums;
+// chapters 13 to 15 explain them.
 //
 // Usage:
 //   reduction::generic::Workspace ws;   // once per device: zeroed ticket + partials

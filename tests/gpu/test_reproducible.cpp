@@ -1,6 +1,6 @@
-// What stages 14 (reproducible) and 15 (compensated) promise beyond a correct sum:
-// stage 14's result does not change by a single bit with the block size, the grid or
-// the start address; stage 15's error is a fraction of the plain stages'; both are
+// What stages 16 (reproducible) and 17 (compensated) promise beyond a correct sum:
+// stage 16's result does not change by a single bit with the block size, the grid or
+// the start address; stage 17's error is a fraction of the plain stages'; both are
 // right above 2^32 elements. (tests/gpu/test_stages.cpp checks them like every other
 // stage as well.)
 #include <algorithm>
@@ -97,7 +97,7 @@ std::vector<int> blocks_of(const Stage& s, std::vector<int> wanted) {
   return ok;
 }
 
-// Stage 14 on `host` placed at every start offset in `offsets`, with every block size
+// Stage 16 on `host` placed at every start offset in `offsets`, with every block size
 // and grid listed: every result must carry the bits of the first, and that one must
 // pass the tolerance check.
 void check_reproducible(const std::vector<float>& host, const std::vector<std::size_t>& offsets,
@@ -144,7 +144,7 @@ float run_and_check(const Stage& s, const float* in, std::size_t n, const common
   return result;
 }
 
-// Stage 15's error bound for one input, the derivation in its header with |sum x| in
+// Stage 17's error bound for one input, the derivation of chapters/17_compensated.md with |sum x| in
 // place of sum|x| for the final rounding: u|s| + (1 + u)((1 + u)^D_c - 1)(1 + u)^D_s u D_s sum|x|.
 double compensated_bound(const common::Reference& ref, std::size_t n, unsigned grid, int block) {
   const double u = 0x1p-24;
@@ -159,7 +159,7 @@ double compensated_bound(const common::Reference& ref, std::size_t n, unsigned g
 
 }  // namespace
 
-TEST_CASE("stage 14 gives the same bits for every block size, grid and start address", "[gpu][reproducible]") {
+TEST_CASE("stage 16 gives the same bits for every block size, grid and start address", "[gpu][reproducible]") {
   const std::vector<unsigned> grids = {0, 1, 7, 132, 1056};  // 0: the plan's grid
   for (Pattern p : {Pattern::uniform, Pattern::mixed_signs}) {
     for (std::size_t n : {(std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 3}) {
@@ -169,7 +169,7 @@ TEST_CASE("stage 14 gives the same bits for every block size, grid and start add
   }
 }
 
-TEST_CASE("stage 14 gives the same bits at small, odd and large sizes", "[gpu][reproducible]") {
+TEST_CASE("stage 16 gives the same bits at small, odd and large sizes", "[gpu][reproducible]") {
   // Sizes around a tile (32768 floats) and a group of 32 tiles, and one whose 1025
   // group sums take the final tree through its scratch (global memory) levels.
   constexpr std::size_t kTile = 32768;
@@ -181,7 +181,7 @@ TEST_CASE("stage 14 gives the same bits at small, odd and large sizes", "[gpu][r
                      "uniform");
 }
 
-TEST_CASE("stages 14 and 15 at every size, input pattern and start address", "[gpu][reproducible][compensated]") {
+TEST_CASE("stages 16 and 17 at every size, input pattern and start address", "[gpu][reproducible][compensated]") {
   std::vector<std::size_t> sizes = {1, 2, 3, 4, 5, 31, 33, 4097, (std::size_t{1} << 20) + 7};
   std::mt19937_64 rng(20261121);
   for (int i = 0; i < 3; ++i) sizes.push_back(1 + rng() % (std::size_t{3} << 20));
@@ -202,12 +202,12 @@ TEST_CASE("stages 14 and 15 at every size, input pattern and start address", "[g
   }
 }
 
-TEST_CASE("stage 15's error on mixed signs is within its bound and several times below stages 05 and CUB",
+TEST_CASE("stage 17's error on mixed signs is within its bound and several times below stages 05 and CUB",
           "[gpu][compensated]") {
   // mixed_signs at 2^24: the sum is ~10^3 against sum|x| ~ 8.4 * 10^6, so a plain
-  // float sum is off by several units in the last place of the result. Stage 15's
+  // float sum is off by several units in the last place of the result. Stage 17's
   // error is at most the final rounding of s + c, u|s| (u = 2^-24), plus the
-  // second-order term of reduction/15_compensated.cu's header, which depends on the
+  // second-order term of chapters/17_compensated.md, which depends on the
   // launch (compensated_bound below). With the H200's grid (D_s ~ 40) that bound is
   // below 2^-20 |s| = 16 u|s| for every seed here (the smallest |s| is ~200); the
   // errors actually seen are a fraction of u|s|: the rounding of the result alone.
@@ -240,7 +240,7 @@ TEST_CASE("stage 15's error on mixed signs is within its bound and several times
     const double e05 = std::fabs(run_and_check(sequential, dev.get(), n, ref, what) - ref.sum);
     const double ecub = std::fabs(run_and_check(cub, dev.get(), n, ref, what) - ref.sum);
     const double rel = e15 / std::fabs(ref.sum);
-    INFO(what << ": sum " << ref.sum << ", errors: stage 15 " << e15 << " (relative " << rel << ", bound " << bound
+    INFO(what << ": sum " << ref.sum << ", errors: stage 17 " << e15 << " (relative " << rel << ", bound " << bound
               << "), stage 05 " << e05 << ", CUB " << ecub);
     CHECK(common::check_sum(result, ref, prepared.plan().bound(), n).ok);
     CHECK(e15 <= bound);
@@ -250,23 +250,23 @@ TEST_CASE("stage 15's error on mixed signs is within its bound and several times
     err_sequential += e05;
     err_cub += ecub;
   }
-  INFO("summed absolute errors over 16 seeds: stage 15 " << err_compensated << ", stage 05 " << err_sequential
+  INFO("summed absolute errors over 16 seeds: stage 17 " << err_compensated << ", stage 05 " << err_sequential
                                                          << ", CUB " << err_cub);
   CHECK(err_compensated * kGain <= err_sequential);
   CHECK(err_compensated * kGain <= err_cub);
-  WARN("mixed_signs 2^24, 16 seeds: stage 15 worst relative error "
-       << worst_rel << "; summed errors: stage 05 / stage 15 = " << err_sequential / err_compensated
-       << ", CUB / stage 15 = " << err_cub / err_compensated);
+  WARN("mixed_signs 2^24, 16 seeds: stage 17 worst relative error "
+       << worst_rel << "; summed errors: stage 05 / stage 17 = " << err_sequential / err_compensated
+       << ", CUB / stage 17 = " << err_cub / err_compensated);
 }
 
-TEST_CASE("stages 14 and 15 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][reproducible][compensated][big]") {
+TEST_CASE("stages 16 and 17 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][reproducible][compensated][big]") {
   // x_i = 0.25 (i % 4) for i < 2^32 and x_i = 2^20 for the last three elements: the
   // sum is 1.5 * 2^30 + 3 * 2^20 = 1539 * 2^20, a float. An index that wraps at 2^32
   // reads 0, 0.25 and 0.5 instead of the last three and misses by 3 * 2^20.
-  // Both stages must also hit the sum exactly. Stage 14: a tile (32768 elements) sums
+  // Both stages must also hit the sum exactly. Stage 16: a tile (32768 elements) sums
   // to 12288, a group of 32 tiles to 393216, and the tree over 2^12 such groups forms
   // 393216 * 2^k, all exact; the last tile (3 * 2^20) forms its own group, carried up
-  // to the root, whose addition is exact too. Stage 15: every value is a multiple of 0.25, so every TwoSum error is
+  // to the root, whose addition is exact too. Stage 17: every value is a multiple of 0.25, so every TwoSum error is
   // one as well and every compensation (< 2^22 in size) is exact; s + c is then the
   // exact sum, a float.
   const std::size_t head = std::size_t{1} << 32;
@@ -300,10 +300,10 @@ TEST_CASE("stages 14 and 15 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
     INFO(key << ": got " << hex(result) << ", expected " << exact);
     CHECK(static_cast<double>(result) == exact);
   }
-  // And stage 14 keeps its bits on another configuration at this size.
+  // And stage 16 keeps its bits on another configuration at this size.
   const Stage& s14 = stage("reproducible");
   const auto r = run_with_grid(s14, x.get(), n, blocks_of(s14, {1024, 512, 256}).front(), 132, 1);
-  INFO("stage 14 with grid 132: got " << hex(r.results[0]));
+  INFO("stage 16 with grid 132: got " << hex(r.results[0]));
   CHECK(static_cast<double>(r.results[0]) == exact);
 }
 
