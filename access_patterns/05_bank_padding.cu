@@ -80,10 +80,8 @@ class BankPadding : public Workload {
   void launch(const RowSpec& row, cudaStream_t stream) override {
     const auto grid = static_cast<unsigned>(blocks_);
     const auto stride = static_cast<unsigned>(row.param);
-    if (row.variant == 1)
-      strided_shared<true><<<grid, kBlock, 0, stream>>>(in_.get(), stride, out_.get());
-    else
-      strided_shared<false><<<grid, kBlock, 0, stream>>>(in_.get(), stride, out_.get());
+    if (row.variant == 0) strided_shared<false><<<grid, kBlock, 0, stream>>>(in_.get(), stride, out_.get());
+    if (row.variant == 1) strided_shared<true><<<grid, kBlock, 0, stream>>>(in_.get(), stride, out_.get());
     CUDA_CHECK_LAUNCH();
   }
 

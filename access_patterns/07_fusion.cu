@@ -74,9 +74,8 @@ class Fusion : public Workload {
       add<<<grid_, kBlock, 0, stream>>>(x_.get(), y_.get(), t_.get(), n_);
       CUDA_CHECK_LAUNCH();
       scale<<<grid_, kBlock, 0, stream>>>(t_.get(), kFactor, z_.get(), n_);
-    } else {
-      add_scale<<<grid_, kBlock, 0, stream>>>(x_.get(), y_.get(), kFactor, z_.get(), n_);
     }
+    if (row.variant == kFused) add_scale<<<grid_, kBlock, 0, stream>>>(x_.get(), y_.get(), kFactor, z_.get(), n_);
     CUDA_CHECK_LAUNCH();
   }
 

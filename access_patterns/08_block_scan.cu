@@ -92,10 +92,8 @@ class BlockScan : public Workload {
 
   void launch(const RowSpec& row, cudaStream_t stream) override {
     const auto grid = static_cast<unsigned>(ceil_div(n_, kTile));
-    if (row.variant == 1)
-      tile_scan<true><<<grid, kBlock, 0, stream>>>(in_.get(), n_, out_.get());
-    else
-      tile_scan<false><<<grid, kBlock, 0, stream>>>(in_.get(), n_, out_.get());
+    if (row.variant == 0) tile_scan<false><<<grid, kBlock, 0, stream>>>(in_.get(), n_, out_.get());
+    if (row.variant == 1) tile_scan<true><<<grid, kBlock, 0, stream>>>(in_.get(), n_, out_.get());
     CUDA_CHECK_LAUNCH();
   }
 
