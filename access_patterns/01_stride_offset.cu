@@ -91,11 +91,12 @@ class StrideOffset : public Workload {
     common::copy_to_device(in_.get(), host_.data(), in_.bytes());
   }
 
-  Verdict run_checked(const RowSpec& row, cudaStream_t stream) override {
-    const std::uint64_t threads = threads_for(reads_of(row, n_));
-    poison_words(partials_.get(), threads, stream);
-    launch(row, stream);
-    const std::vector<float> got = copy_back(partials_.get(), threads, stream);
+  void reset(const RowSpec& row, cudaStream_t stream) override {
+    poison_words(partials_.get(), threads_for(reads_of(row, n_)), stream);
+  }
+
+  Verdict verify(const RowSpec& row, cudaStream_t stream) override {
+    const std::vector<float> got = copy_back(partials_.get(), threads_for(reads_of(row, n_)), stream);
     return check_sums(got, reference_read_sums(row, n_, seed_, host_), "partial sums");
   }
 

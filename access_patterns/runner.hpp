@@ -56,15 +56,22 @@ struct Verdict {
   double max_rel_error = -1;  // largest relative error of a float result; negative when exact
 };
 
+// A program's device state. A checked run is reset(), launch(), verify().
 class Workload {
  public:
   virtual ~Workload() = default;
-  // Poisons the outputs, launches the row's work once, copies the results back and
-  // compares them with the host reference.
-  virtual Verdict run_checked(const RowSpec& row, cudaStream_t stream) = 0;
+  // Makes the outputs unable to pass unless the next launch writes them: poisons them,
+  // or restores an input the row updates in place.
+  virtual void reset(const RowSpec& row, cudaStream_t stream) = 0;
   // Enqueues the row's work on `stream` and nothing else: this is what is timed.
   virtual void launch(const RowSpec& row, cudaStream_t stream) = 0;
+  // Copies the results back (waiting for the stream) and compares them with the host
+  // reference.
+  virtual Verdict verify(const RowSpec& row, cudaStream_t stream) = 0;
 };
+
+// reset(), launch(), verify(): one checked run.
+Verdict run_checked(Workload& work, const RowSpec& row, cudaStream_t stream);
 
 struct ProgramSpec {
   std::string name;                 // "01_stride_offset"
@@ -92,7 +99,7 @@ struct ProgramSpec {
 // 3 no CUDA device.
 int run_access_program(int argc, const char* const* argv, const ProgramSpec& spec);
 
-// The rows of `plan` that --only selects, in plan order (all when `only` is empty).
+// The rows of `plan` that --only selects, in plan order (all when `only` is empty or "all").
 // Throws common::UsageError naming an unknown key and listing the known ones.
 std::vector<RowSpec> select_rows(const std::vector<RowSpec>& plan, const std::string& only);
 

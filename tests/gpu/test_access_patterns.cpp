@@ -36,7 +36,7 @@ void check_every_row(const ap::ProgramSpec& spec, std::uint64_t n, std::vector<c
   const auto work = spec.prepare(opt, gpu_test::device());
   for (const auto& row : spec.plan(opt)) {
     INFO(spec.name << " n = " << n << " row " << row.key);
-    const ap::Verdict v = work->run_checked(row, gpu_test::stream());
+    const ap::Verdict v = ap::run_checked(*work, row, gpu_test::stream());
     INFO(v.detail);
     CHECK(v.ok);
   }
@@ -100,7 +100,7 @@ TEST_CASE("a row whose kernel does not run fails its check", "[gpu][access]") {
     auto row = spec.plan(opt).front();
     row.variant = -1;  // no kernel has this number: the launch enqueues nothing
     const auto work = spec.prepare(opt, gpu_test::device());
-    CHECK(!work->run_checked(row, gpu_test::stream()).ok);
+    CHECK(!ap::run_checked(*work, row, gpu_test::stream()).ok);
   }
 }
 

@@ -84,6 +84,7 @@ TEST_CASE("--only selects rows in plan order and refuses unknown keys", "[host][
   CHECK(chosen[0].key == "stride-2");
   CHECK(chosen[1].key == "offset-3");
   CHECK(ap::select_rows(plan, "").size() == plan.size());
+  CHECK(ap::select_rows(plan, "all").size() == plan.size());
   CHECK_THROWS_AS(ap::select_rows(plan, "stride-3"), common::UsageError);
   CHECK_THROWS_AS(ap::select_rows(plan, ","), common::UsageError);
 }
