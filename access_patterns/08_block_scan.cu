@@ -10,9 +10,10 @@
 //   down-sweep  clear the last element, then from d = 512 back to 1 each thread swaps
 //               its pair and adds: the left one receives the right's value, the right
 //               one the sum of both.
-// The lanes of a warp touch elements 2d apart, so from d = 16 on every lane of a warp
-// lands in the same few banks. padding: element i at slot i + i / 32 (access_index.hpp),
-// which spreads those columns over the banks.
+// The lanes of a warp touch words 2d apart: a 2-way bank conflict at d = 1, doubling
+// with each level up to 32-way at d = 16, as long as a warp has 32 busy lanes.
+// padding: element i at slot i + i / 32 (access_index.hpp), which moves each row of 32
+// words one bank along and spreads those columns over the banks.
 // The inputs are whole numbers below 2^16, so every sum is exact and both versions
 // must match the host's prefix sums bit for bit.
 // Expect: padding lowers the shared-memory wavefronts per load (wf-pred predicts them
