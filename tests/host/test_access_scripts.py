@@ -6,17 +6,24 @@ divided as the columns say, kernels outside the rows are left out, and a missing
 a missing metric or a malformed line is refused with exit code 2.
 scripts/plot_access.py on small CSVs in the programs' format: the figures are drawn,
 and a missing file or a row it cannot place is refused with exit code 2.
+scripts/profile.sh --program access_NN_name with a stand-in ncu: the rows come from the
+program's --list, each is profiled through its NVTX range, an unknown row is refused.
 
-usage: test_access_scripts.py [REPOSITORY_ROOT]
+usage: test_access_scripts.py REPOSITORY_ROOT BUILD_DIR
 """
 import csv
 import io
+import os
+import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]).resolve()
+if len(sys.argv) != 3:
+    sys.exit("usage: test_access_scripts.py REPOSITORY_ROOT BUILD_DIR")
+ROOT = Path(sys.argv[1]).resolve()
+BUILD = Path(sys.argv[2]).resolve()
 SCRIPT = ROOT / "scripts" / "access_ncu.py"
 METRICS = subprocess.run([sys.executable, str(SCRIPT), "--metrics"], capture_output=True, text=True,
                          check=True).stdout.strip().split(",")
@@ -148,6 +155,47 @@ with tempfile.TemporaryDirectory() as d:
     (tmp / "access_01_stride_offset.csv").write_text(stride_csv().replace("random,random", "random,diagonal"))
     p = plot(tmp)
     check("plot_access.py: an unknown map is exit 2", p.returncode == 2 and "diagonal" in p.stderr, p.stderr)
+
+
+# ---- scripts/profile.sh --program access_NN_name ---------------------------------------
+
+PROGRAM = BUILD / "access_patterns" / "01_stride_offset"
+check("the program profile.sh needs is built", PROGRAM.is_file(), str(PROGRAM))
+with tempfile.TemporaryDirectory() as d:
+    tmp = Path(d)
+    log = tmp / "ncu_args.txt"
+    fake = tmp / "ncu"
+    fixture = ROOT / "tests" / "host" / "data" / "ncu_raw_two_kernels.csv"
+    # A stand-in ncu: records each call's arguments, writes -o BASE.ncu-rep, exports the fixture.
+    fake.write_text(f"""#!/usr/bin/env bash
+case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac
+echo "$*" >> "{log}"
+for a in "$@"; do [ "$a" = --import ] && {{ cat "{fixture}"; exit 0; }}; done
+while [ $# -gt 0 ]; do [ "$1" = -o ] && {{ : > "$2.ncu-rep"; }}; shift; done
+exit 0
+""")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    env = dict(os.environ, NCU=str(fake), REDUCTION_COMMIT="abc123")
+    args = ["bash", str(ROOT / "scripts" / "profile.sh"), "--program", "access_01_stride_offset", "--build", str(BUILD),
+            "--out", str(tmp / "out")]
+    p = subprocess.run(args + ["stride-2", "offset-3", "--n", "2^20"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    check("profile.sh access: exit 0", p.returncode == 0, p.stderr[-600:])
+    calls = log.read_text().splitlines() if log.exists() else []
+    profiled = [c for c in calls if "--import" not in c]
+    check("profile.sh access: one ncu run per row, through its NVTX range and --only", len(profiled) == 2
+          and "--nvtx-include stride-2/" in profiled[0] and "--only stride-2 --n 2^20 --run-once" in profiled[0]
+          and "--nvtx-include offset-3/" in profiled[1], "\n".join(calls))
+    table = tmp / "out" / "ncu_metrics_access_01_stride_offset.csv"
+    rows = list(csv.DictReader(l for l in table.read_text().splitlines() if not l.startswith("#"))) \
+        if table.exists() else []
+    check("profile.sh access: the table has the two rows", [r["item"] for r in rows] == ["stride-2", "offset-3"], rows)
+    p = subprocess.run(args + ["stride-3"], capture_output=True, text=True, env=env, timeout=300)
+    check("profile.sh access: an unknown row is exit 2", p.returncode == 2 and "stride-3" in p.stderr, p.stderr)
+    p = subprocess.run(args[:3] + ["access_99_nothing"] + args[4:], capture_output=True, text=True, env=env,
+                       timeout=300)
+    check("profile.sh access: a program that is not built is exit 2", p.returncode == 2 and "not found" in p.stderr,
+          p.stderr)
 
 for f in failures:
     print("FAIL", f)
