@@ -6,8 +6,9 @@
 //   aos          Particle p[n], 32 bytes each: a warp's lanes read one field 32 bytes
 //                apart, so every load instruction touches 32 sectors, and the sectors
 //                bring the untouched mass and charge along;
-//   aos-float4   the same array read as two 16-byte loads per particle and written back
-//                as one (fewer instructions, the same sectors);
+//   aos-float4   the same array read as two float4 per particle (the compiler may
+//                narrow the second to the 8 bytes it uses) and the first written back
+//                as one float4: fewer instructions, the same sectors;
 //   soa          eight arrays of n floats: every field load is 32 neighbouring floats,
 //                4 sectors, and mass and charge are never read.
 // Expect: soa fastest; aos-float4 between (the DRAM traffic of aos, fewer requests);
