@@ -3,7 +3,7 @@
 # one table row per stage with the metrics that explain the timings (DRAM throughput,
 # occupancy, branch uniformity, bank conflicts, memory stalls), each column named
 # with the nvprof metric it replaces.
-#   scripts/profile.sh [ITEM...] [--program reduce|mixed_precision|occupancy]
+#   scripts/profile.sh [ITEM...] [--program reduce|mixed_precision|occupancy|access_NN_name]
 #                      [--n N] [--out DIR] [--build DIR] [--block B]
 # The stage list comes from the runner's --list, never from this file. See --help.
 set -euo pipefail
@@ -35,9 +35,12 @@ ITEM (default: all):
                               256x8); default: 32x32 128x16 256x1 256x2 256x4 256x8
                               1024x2. Only the first launch of its grid-stride
                               kernel is profiled (kernel filter, not NVTX).
+  --program access_NN_name    rows of build/access_patterns/NN_name as its --only
+                              takes them (access_01_stride_offset stride-32, say);
+                              --n defaults to the program's own
 
 options:
-  --program P   reduce (default), mixed_precision or occupancy
+  --program P   reduce (default), mixed_precision, occupancy or access_NN_name
   --n N         elements, in any form the runner's --n takes (default 2^24; 2^26
                 for occupancy, which is that program's own default)
   --out DIR     where the reports, exports and the table go (default: BUILD/profile)
@@ -115,7 +118,8 @@ case "$prog" in
   reduce) runner=$build/reduction/reduce table=ncu_metrics ;;
   mixed_precision) runner=$build/mixed_precision/mixed_precision table=ncu_metrics_mixed_precision ;;
   occupancy) runner=$build/occupancy/03_occupancy_sweep table=ncu_metrics_occupancy ;;
-  *) usage_error "--program '$prog' is not one of: reduce, mixed_precision, occupancy." ;;
+  access_[0-9][0-9]_*) runner=$build/access_patterns/${prog#access_} table=ncu_metrics_$prog ;;
+  *) usage_error "--program '$prog' is not one of: reduce, mixed_precision, occupancy, access_NN_name." ;;
 esac
 [ -z "$block" ] || [ "$prog" = reduce ] || usage_error "--block applies to --program reduce only."
 if [ ! -x "$runner" ]; then
@@ -123,7 +127,7 @@ if [ ! -x "$runner" ]; then
     "or name the build directory with --build." >&2
   exit 2
 fi
-[ -n "$n" ] || { [ "$prog" = occupancy ] && n="2^26"; } || n="2^24"
+[[ $prog == access_* ]] || [ -n "$n" ] || { [ "$prog" = occupancy ] && n="2^26"; } || n="2^24"
 out=${out:-$build/profile}
 [ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out '$out' is not a directory: give a directory for the reports."
 
@@ -136,16 +140,19 @@ join_items() {
 selection=$(join_items "${items[@]:-all}")
 targets=() # "key<TAB>nvtx range<TAB>runner arguments"
 case "$prog" in
-  reduce | mixed_precision)
+  reduce | mixed_precision | access_*)
     flag=--stages
     [ "$prog" = mixed_precision ] && flag=--variants
+    [[ $prog == access_* ]] && flag=--only
     extra=()
-    [ -n "$block" ] && extra=(--block "$block")
-    if ! listing=$("$runner" "$flag" "$selection" --n "$n" "${extra[@]}" --list 2>&1); then
+    [ -n "$n" ] && extra=(--n "$n")
+    [ -n "$block" ] && extra+=(--block "$block")
+    if ! listing=$("$runner" "$flag" "$selection" "${extra[@]}" --list 2>&1); then
       usage_error "${listing#*: }"
     fi
     while IFS=$'\t' read -r key id _; do
-      [ -n "$key" ] && targets+=("$key"$'\t'"$id"$'\t'"$flag $key --n $n ${extra[*]} --run-once")
+      [[ $prog == access_* ]] && id=$key # an access row's NVTX range is named after its key
+      [ -n "$key" ] && targets+=("$key"$'\t'"$id"$'\t'"$flag $key ${extra[*]} --run-once")
     done <<<"$listing"
     ;;
   occupancy)
@@ -229,9 +236,9 @@ done
 
 commit=${REDUCTION_COMMIT:-$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
-meta=(--meta "program=$prog" --meta "n=$n" --meta "device=${device:-unknown}" --meta "ncu=$ncu_version"
+meta=(--meta "program=$prog" --meta "n=${n:-program default}" --meta "device=${device:-unknown}" --meta "ncu=$ncu_version"
   --meta "clock_control=none" --meta "commit=$commit" --meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  --meta "command=scripts/profile.sh --program $prog --n $n ${block:+--block $block }$(join_items "${items[@]:-all}")")
+  --meta "command=scripts/profile.sh --program $prog ${n:+--n $n }${block:+--block $block }$(join_items "${items[@]:-all}")")
 if [ ${#exports[@]} -gt 0 ]; then
   python3 "$root/scripts/ncu_table.py" --out "$out/$table.csv" "${meta[@]}" "${exports[@]}" | tee "$out/$table.txt"
   echo "wrote $out/$table.csv and $out/$table.txt" >&2

@@ -143,9 +143,10 @@ def test_other_programs_are_covered():
     texts = "\n".join(chapter_texts().values())
     sources = sorted((ROOT / "mixed_precision").glob("[0-9][0-9]_*.cu")) + sorted(
         (ROOT / "occupancy").glob("[0-9][0-9]_*.cu")
-    )
+    ) + sorted((ROOT / "access_patterns").glob("[0-9][0-9]_*.cu"))
     missing = [str(p.relative_to(ROOT)) for p in sources if str(p.relative_to(ROOT)) not in texts]
-    check(f"every mixed-precision variant and occupancy program ({len(sources)}) is in a chapter", not missing,
+    check(f"every mixed-precision variant, occupancy and access-pattern program ({len(sources)}) is in a chapter",
+          not missing,
           ", ".join(missing))
 
 
