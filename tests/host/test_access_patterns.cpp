@@ -16,6 +16,7 @@
 #include "catch.hpp"
 #include "cli.hpp"
 #include "programs.hpp"
+#include "test_files.hpp"
 #include "verify.hpp"
 
 namespace ap = access_patterns;
@@ -41,7 +42,7 @@ ap::RowSpec row_of(const ap::ProgramSpec& spec, std::uint64_t n, const std::stri
 
 TEST_CASE("every access_patterns/NN_*.cu file is one program, in order", "[host][access]") {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator("access_patterns")) {
+  for (const auto& e : std::filesystem::directory_iterator(test_support::repo_path("access_patterns"))) {
     const std::string name = e.path().filename().string();
     if (name.size() > 3 && std::isdigit(name[0]) && std::isdigit(name[1]) && name[2] == '_' &&
         e.path().extension() == ".cu")
