@@ -17,7 +17,7 @@
 // Nsight Compute: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum divided by
 // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum (the sect/req column predicts it),
 // and dram__sectors_read.sum against the floats read.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/24_global_memory_access.md
 #include <algorithm>
 #include <cmath>
 #include <string>

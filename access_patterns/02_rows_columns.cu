@@ -18,7 +18,7 @@
 // Bytes counted: 4 per float read plus 4 per sum written.
 // Nsight Compute: sectors per request (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 // / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum): 32, 4 and 4.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/24_global_memory_access.md
 #include <cmath>
 #include <memory>
 #include <string>

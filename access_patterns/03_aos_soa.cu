@@ -20,7 +20,7 @@
 // the expected one (|v dt| >= 0.005 and the positions are below 1).
 // Nsight Compute: dram__bytes_read.sum and dram__bytes_write.sum per particle, and
 // l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum per request.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/24_global_memory_access.md
 #include <cmath>
 #include <string>
 #include <vector>

@@ -15,7 +15,7 @@
 // Bytes counted: 4 read + 4 written per float.
 // Nsight Compute: smsp__inst_executed.sum (instructions), and
 // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum (4, 2 or 1 requests per 32 floats).
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/24_global_memory_access.md
 #include <string>
 #include <vector>
 

@@ -23,7 +23,7 @@
 // threads.
 // Nsight Compute: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum divided by
 // smsp__inst_executed_op_shared_ld.sum, against wf-pred (the ideal is 1).
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/25_shared_memory_and_atomics.md
 #include <string>
 #include <vector>
 

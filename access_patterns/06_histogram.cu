@@ -20,7 +20,7 @@
 // Bytes counted: 1 per byte read plus the 1 KiB histogram written.
 // Nsight Compute: smsp__inst_executed_op_global_red.sum (global atomics without a
 // return value) against smsp__inst_executed_op_shared_atom.sum, per variant.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/25_shared_memory_and_atomics.md
 #include <cmath>
 #include <string>
 #include <vector>

@@ -13,7 +13,7 @@
 // counts what each row moves (20 and 12 bytes per element).
 // Nsight Compute: dram__bytes_read.sum + dram__bytes_write.sum summed over the row's
 // kernels, about 20n and 12n.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/24_global_memory_access.md
 #include <string>
 #include <vector>
 

@@ -23,7 +23,7 @@
 // Nsight Compute: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum /
 // smsp__inst_executed_op_shared_ld.sum against wf-pred, and
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.
-// Chapter: chapters/24_access_patterns.md
+// Chapter: chapters/25_shared_memory_and_atomics.md
 #include <string>
 #include <vector>
 

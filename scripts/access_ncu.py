@@ -28,6 +28,8 @@ import math
 import os
 import sys
 
+import ncu_table  # scripts/ncu_table.py: its number parser and CSV writer
+
 # Every metric here is a count (or a duration): a row's kernels are summed.
 METRICS = [
     "gpu__time_duration.sum",
@@ -79,13 +81,7 @@ class AccessNcuError(Exception):
 
 
 def number(text: str, where: str) -> float:
-    t = text.strip().replace(",", "")
-    if t in ("", "n/a", "N/A"):
-        return math.nan
-    try:
-        return float(t)
-    except ValueError:
-        raise AccessNcuError(f"{where}: '{text}' is not a number") from None
+    return ncu_table.parse_number(text, where, AccessNcuError)
 
 
 def read_keys(path: str) -> list[str]:
@@ -200,15 +196,7 @@ def render(rows: list[dict[str, object]]) -> str:
 
 
 def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
-    buf = io.StringIO()
-    for k, v in meta:
-        buf.write(f"# {k}: {v}\n")
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c[0] for c in COLUMNS])
-    for r in rows:
-        w.writerow(["" if isinstance(r[c[0]], float) and math.isnan(r[c[0]]) else
-                    (f"{r[c[0]]:.6g}" if isinstance(r[c[0]], float) else r[c[0]]) for c in COLUMNS])
-    return buf.getvalue()
+    return ncu_table.csv_text([c[0] for c in COLUMNS], rows, meta)
 
 
 def main(argv: list[str]) -> int:

@@ -104,15 +104,16 @@ class Kernel:
     values: dict[str, float] = field(default_factory=dict)
 
 
-def parse_number(text: str, where: str) -> float:
-    """A value of ncu's CSV: '1,234.5', '1234.5' or 'n/a' (-> NaN)."""
+def parse_number(text: str, where: str, error: type[Exception] = NcuTableError) -> float:
+    """A value of ncu's CSV: '1,234.5', '1234.5' or 'n/a' (-> NaN). A value that is none of
+    these raises `error` (scripts/access_ncu.py passes its own) naming `where`."""
     t = text.strip().replace(",", "")
     if t in ("", "n/a", "N/A"):
         return math.nan
     try:
         return float(t)
     except ValueError:
-        raise NcuTableError(f"{where}: '{text}' is not a number") from None
+        raise error(f"{where}: '{text}' is not a number") from None
 
 
 def read_export(path: str) -> list[Kernel]:
@@ -274,16 +275,23 @@ def render_table(rows: list[dict[str, object]]) -> str:
     return "\n".join(out)
 
 
-def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
+def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
+    """The rows as CSV with the columns `names`, after one "# key: value" line per metadata
+    pair: floats with six significant digits, NaN as an empty cell. scripts/access_ncu.py
+    writes its CSV with this too."""
     buf = io.StringIO()
     for k, v in meta:
         buf.write(f"# {k}: {v}\n")
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c[0] for c in COLUMNS])
+    w.writerow(names)
     for r in rows:
-        w.writerow(["" if isinstance(r[c[0]], float) and math.isnan(r[c[0]]) else
-                    (f"{r[c[0]]:.6g}" if isinstance(r[c[0]], float) else r[c[0]]) for c in COLUMNS])
+        w.writerow(["" if isinstance(r[n], float) and math.isnan(r[n]) else
+                    (f"{r[n]:.6g}" if isinstance(r[n], float) else r[n]) for n in names])
     return buf.getvalue()
+
+
+def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
+    return csv_text([c[0] for c in COLUMNS], rows, meta)
 
 
 def main(argv: list[str]) -> int:
