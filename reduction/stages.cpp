@@ -2,7 +2,7 @@
 // only list of stages in the project; the runner, the per-stage executables, the
 // tests and the scripts (through `reduce --list`) all read it.
 // Adding a stage: a new NN_name.cu with a describe_*() function, its declaration and
-// its row below, and one add_stage() line in reduction/CMakeLists.txt.
+// its row below; the build finds the file by its name.
 #include <algorithm>
 #include <sstream>
 
