@@ -496,8 +496,12 @@ class Context:
         self._cache: dict[Path, ResultFile] = {}
 
     def result_path(self, marker: Marker, name: str) -> Path:
-        if "/" in name or name.startswith("."):
-            raise DocsError(f"{marker.where}: {name!r} must be a file name in the results folder.")
+        # A current result file, or history/NAME: a superseded run a chapter still compares with.
+        parts = name.split("/")
+        if len(parts) == 2 and parts[0] == "history":
+            parts = parts[1:]
+        if len(parts) != 1 or parts[0].startswith("."):
+            raise DocsError(f"{marker.where}: {name!r} must be a file name in the results folder or in its history/.")
         return self.results / name
 
     def load(self, marker: Marker, name: str) -> ResultFile:
@@ -1031,7 +1035,7 @@ def evaluate_claim(marker: Marker, ctx: Context) -> str:
 
     def operand(token: str) -> tuple[list[float], str]:
         # OTHER.csv:COLUMN[...] reads another result file (two runs compared).
-        other = re.fullmatch(r"([\w.+-]+\.csv):(.+)", token)
+        other = re.fullmatch(r"((?:history/)?[\w.+-]+\.csv):(.+)", token)
         if other:
             values, desc = claim_operand(marker, ctx.load(marker, other.group(1)), other.group(2))
             return values, f"{other.group(1)}:{desc}"
