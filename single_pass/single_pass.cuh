@@ -21,9 +21,11 @@
 // 14_tagged_slots.cu, 15_one_cluster.cu) teach its ideas one at a time for float sums;
 // chapters 13 to 15 explain them.
 //
-// Usage:
-//   reduction::generic::Workspace ws;   // once per device: zeroed ticket + partials
+// Usage (README.md beside this file has the API, the guarantees and the known limits):
+//   reduction::generic::Workspace ws(device);   // one per device *and stream*: zeroed ticket + partials
 //   reduction::generic::reduce<float, reduction::generic::Sum>(in, n, out, ws, stream);
+// Two sums in flight at once on one Workspace (on two streams, say) share its ticket:
+// the result can be wrong or the GPU can hang. Give each stream its own Workspace.
 #pragma once
 
 #include <cooperative_groups.h>
