@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -63,28 +64,22 @@ struct Sum {
   }
 };
 
+// The identities of Max and Min: the smallest and largest value of T (minus and plus
+// infinity for floating-point types).
 template <typename T>
 __host__ __device__ constexpr T lowest_value() {
-  if constexpr (std::is_same_v<T, float>)
-    return -INFINITY;
-  else if constexpr (std::is_same_v<T, double>)
-    return -HUGE_VAL;
-  else if constexpr (std::is_same_v<T, int>)
-    return INT_MIN;
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return -std::numeric_limits<T>::infinity();
   else
-    return T(0);
+    return std::numeric_limits<T>::lowest();
 }
 
 template <typename T>
 __host__ __device__ constexpr T highest_value() {
-  if constexpr (std::is_same_v<T, float>)
-    return INFINITY;
-  else if constexpr (std::is_same_v<T, double>)
-    return HUGE_VAL;
-  else if constexpr (std::is_same_v<T, int>)
-    return INT_MAX;
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
   else
-    return T(0);
+    return std::numeric_limits<T>::max();
 }
 
 // Min and Max ignore NaN only as far as `<` does: they are meant for ordered data.
