@@ -29,9 +29,8 @@ namespace {
 
 constexpr int kUnroll = 4;
 constexpr int kSmallLoads = 8;  // float4 loads per thread of the one-block kernel
-// The scratch: the ticket at byte 0, the tag at byte 64 (its own 32-byte sector, so
-// reading it does not queue behind the ticket's atomics), one 8-byte slot per block
-// from byte 128.
+// The scratch: the ticket at byte 0, the tag at byte 64 (its own 32-byte sector, though
+// in the ticket's 128-byte line), one 8-byte slot per block from byte 128.
 constexpr std::size_t kTagOffset = 64;
 constexpr std::size_t kSlotsOffset = 128;
 
