@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ std::size_t two_phase_bytes(std::size_t n) {
 template <typename Determinism>
 void single_phase(const peers::LaunchArgs& a, Determinism mode) {
   const auto env = cuda::std::execution::env{cuda::stream_ref{a.stream}, exec::require(mode)};
+  // CUB falls back to the default stream when an environment names none; the events
+  // would then time nothing, so make sure it finds ours.
+  if (cuda::get_stream(env).get() != a.stream)
+    throw std::logic_error("cub_modes: CUB does not see the timing stream in the execution environment");
   CUDA_CHECK(cub::DeviceReduce::Sum(a.in, static_cast<float*>(a.out), static_cast<std::int64_t>(a.n), env));
 }
 
