@@ -247,6 +247,27 @@ double parse_double(const std::string& raw, const std::string& what, double min_
   return v;
 }
 
+std::vector<std::uint64_t> parse_sweep(const std::string& text) {
+  const auto first = text.find(':');
+  if (first == std::string::npos)
+    throw UsageError("--sweep '" + text + "' is not a range: write LO:HI (for example 2^10:2^30) or LO:HI:FACTOR.");
+  const auto second = text.find(':', first + 1);
+  const std::uint64_t lo = parse_count(text.substr(0, first), "--sweep start");
+  const std::uint64_t hi = parse_count(
+      text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1), "--sweep end");
+  const std::uint64_t factor =
+      second == std::string::npos
+          ? 2
+          : static_cast<std::uint64_t>(parse_int(text.substr(second + 1), "--sweep factor", 2, 1024));
+  if (lo > hi) throw UsageError("--sweep '" + text + "': the start is larger than the end.");
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t v = lo; v <= hi; v *= factor) {
+    sizes.push_back(v);
+    if (v > hi / factor) break;
+  }
+  return sizes;
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream ss(text);

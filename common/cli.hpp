@@ -55,6 +55,10 @@ long long parse_int(const std::string& text, const std::string& what, long long 
 // A number in [min_value, max_value]: a fraction (2.5) or any whole-number form.
 double parse_double(const std::string& text, const std::string& what, double min_value, double max_value);
 
+// --sweep's value: "LO:HI" (every power of two from LO to HI) or "LO:HI:FACTOR", each
+// bound in parse_count's forms. The sizes in increasing order.
+std::vector<std::uint64_t> parse_sweep(const std::string& text);
+
 // Comma-separated list, empty items dropped.
 std::vector<std::string> split_list(const std::string& text);
 

@@ -42,29 +42,6 @@ struct Options {
   common::TimingOptions timing;
 };
 
-// "lo:hi" (every power of two from lo to hi) or "lo:hi:factor".
-std::vector<std::uint64_t> parse_sweep(const std::string& text) {
-  const auto first = text.find(':');
-  if (first == std::string::npos)
-    throw common::UsageError("--sweep '" + text +
-                             "' is not a range: write LO:HI (for example 2^10:2^30) or LO:HI:FACTOR.");
-  const auto second = text.find(':', first + 1);
-  const std::uint64_t lo = common::parse_count(text.substr(0, first), "--sweep start");
-  const std::uint64_t hi = common::parse_count(
-      text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1), "--sweep end");
-  const std::uint64_t factor =
-      second == std::string::npos
-          ? 2
-          : static_cast<std::uint64_t>(common::parse_int(text.substr(second + 1), "--sweep factor", 2, 1024));
-  if (lo > hi) throw common::UsageError("--sweep '" + text + "': the start is larger than the end.");
-  std::vector<std::uint64_t> sizes;
-  for (std::uint64_t v = lo; v <= hi; v *= factor) {
-    sizes.push_back(v);
-    if (v > hi / factor) break;
-  }
-  return sizes;
-}
-
 struct Row {
   const Stage* stage = nullptr;
   int block = 0;
@@ -365,7 +342,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
   args.option("--n", "N", "elements to sum (default 2^24); 16777216, 2^24, 16M or 64MiB",
               [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
   args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
-              [&](const std::string& v) { opt.sweep = parse_sweep(v); });
+              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
   if (preselected != nullptr)
     args.refuse("--stages", std::string(program) + " runs stage " + preselected +
                                 " (and CUB) only, so it takes no --stages: run build/reduction/reduce --stages LIST "
