@@ -22,13 +22,11 @@ program is left out of the CSV, the other programs are written).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import math
 import os
 import sys
 
-import ncu_table  # scripts/ncu_table.py: its number parser and CSV writer
+import result_files  # scripts/result_files.py: reads the exports, writes the CSV
 
 # Every metric here is a count (or a duration): a row's kernels are summed.
 METRICS = [
@@ -49,8 +47,6 @@ METRICS = [
     "smsp__inst_executed_op_global_red.sum",
     "smsp__inst_executed_op_shared_atom.sum",
 ]
-
-TIME_UNITS = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
 
 # Output columns: (name, width, decimals, what it is)
 COLUMNS = [
@@ -81,7 +77,7 @@ class AccessNcuError(Exception):
 
 
 def number(text: str, where: str) -> float:
-    return ncu_table.parse_number(text, where, AccessNcuError)
+    return result_files.ncu_number(text, where, AccessNcuError)
 
 
 def read_keys(path: str) -> list[str]:
@@ -109,15 +105,7 @@ def row_of(kernel: str, keys: set[str]) -> str | None:
 
 def read_export(path: str, keys: list[str]) -> dict[str, dict[str, float]]:
     """The summed metrics of each row's kernels, and the kernel count under 'kernels'."""
-    try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise AccessNcuError(f"{path}: cannot read it ({e.strerror})") from None
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        raise AccessNcuError(f"{path}: no ncu raw-page table in it (no header line starting with \"ID\")")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    start, rows = result_files.ncu_table(path, AccessNcuError)
     header, units = rows[0], rows[1] if len(rows) > 1 else []
     missing = [m for m in ["Kernel Name"] + METRICS if m not in header]
     if missing:
@@ -139,9 +127,9 @@ def read_export(path: str, keys: list[str]) -> dict[str, dict[str, float]]:
             v = number(row[col[m]], f"{path}:{line_no} {m}")
             if m == "gpu__time_duration.sum":
                 unit = units[col[m]].strip() if col[m] < len(units) else "ns"
-                if unit and unit not in TIME_UNITS:
+                if unit and unit not in result_files.NCU_TIME_UNITS:
                     raise AccessNcuError(f"{path}: unexpected unit '{unit}' for {m}")
-                v *= TIME_UNITS.get(unit, 1.0)
+                v *= result_files.NCU_TIME_UNITS.get(unit, 1.0)
             total[m] = total.get(m, 0.0) + (0.0 if math.isnan(v) else v)
     absent = [k for k in keys if k not in sums]
     if absent:
@@ -196,7 +184,7 @@ def render(rows: list[dict[str, object]]) -> str:
 
 
 def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
-    return ncu_table.csv_text([c[0] for c in COLUMNS], rows, meta)
+    return result_files.csv_text([c[0] for c in COLUMNS], rows, meta)
 
 
 def main(argv: list[str]) -> int:

@@ -50,11 +50,13 @@ build_dir() {
 # Whether $1 holds a generated build system (a configure that succeeded).
 has_build_system() { [ -f "$1/build.ninja" ] || [ -f "$1/Makefile" ]; }
 
-# Configures (every time, so a changed CMAKE_ARGS or a newly installed package is seen)
-# and builds. Extra arguments go to the configure step. A configure that fails leaves no
-# build directory that would break the next run: a directory it created is removed, and
-# one without a build system loses its cache, so the next run configures afresh.
-configure_and_build() {
+# The one configure command of the scripts. Configures the build directory (BUILD_DIR,
+# else the preset's, else ROOT/build) with PRESET's settings, or Ninja (when installed)
+# and Release for a new directory; extra arguments, then CMAKE_ARGS, go to cmake. A
+# configure that fails leaves no build directory that would break the next run: a
+# directory it created is removed, and one without a build system loses its cache, so
+# the next run configures afresh.
+configure_build_dir() {
   local root build
   root=$(repo_root)
   build=$(build_dir) || return 2
@@ -83,7 +85,22 @@ configure_and_build() {
       "next run from configuring afresh." >&2
     return 1
   fi
-  cmake --build "$build" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+}
+
+# Configures (every time, so a changed CMAKE_ARGS or a newly installed package is seen)
+# and builds. Extra arguments go to the configure step.
+configure_and_build() {
+  configure_build_dir "$@" || return
+  cmake --build "$(build_dir)" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+}
+
+# The configure of the device scripts (scripts/device_*.sh): no preset, code for the
+# H200 (sm_90), the tests on, and ROOT/.deps (a Catch2 installed beside the checkout) on
+# the prefix path when it exists. Extra arguments go to cmake.
+configure_for_device() {
+  local args=(-DCMAKE_CUDA_ARCHITECTURES=90 -DREDUCTION_BUILD_TESTS=ON)
+  [ -d "$(repo_root)/.deps" ] && args+=(-DCMAKE_PREFIX_PATH="$(repo_root)/.deps")
+  PRESET="" configure_build_dir "${args[@]}" "$@"
 }
 
 # Path of a CUDA tool NAME: OVERRIDE (an environment variable's value) when set, else

@@ -66,11 +66,8 @@ echo "=== build ($BUILD_DIR)"
 log=$BUILD_DIR.log
 targets=(access_host_tests access_gpu_tests)
 for p in "${programs[@]}"; do targets+=("access_$p"); done
-prefix=()
-[ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  timeout 300 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DREDUCTION_BUILD_TESTS=ON "${prefix[@]}" >"$log" 2>&1 || {
+  BUILD_DIR=$BUILD_DIR timeout 300 bash -c 'source scripts/common.sh && configure_for_device' >"$log" 2>&1 || {
     tail -40 "$log"
     exit 1
   }

@@ -11,21 +11,20 @@
 # automatically).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 OUT=${OUT:-results/h200}
 BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
 mkdir -p "$OUT"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(build test table)
 status=0
-prefix=()
-[ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
 
 for step in "${steps[@]}"; do
   echo "=== $step ==="
   case "$step" in
     build)
-      cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DREDUCTION_BUILD_TESTS=ON "${prefix[@]}" >"$OUT/build.log" 2>&1 &&
+      configure_for_device >"$OUT/build.log" 2>&1 &&
         cmake --build "$BUILD_DIR" --parallel "$(nproc)" >>"$OUT/build.log" 2>&1 || {
         tail -40 "$OUT/build.log"
         exit 1

@@ -16,19 +16,18 @@
 # 2^10 + 1 and 2^20 + 3: both leave a tail past the last 16-byte chunk of every type).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 OUT=${OUT:-results/h200}
 BUILD_DIR=${BUILD_DIR:-/tmp/build-mp}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/mixed_precision_device.txt") 2>&1
 status=0
-prefix=()
-[ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
 start=$SECONDS
 
 echo "=== build ($BUILD_DIR)"
 log=$BUILD_DIR.log
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DREDUCTION_BUILD_TESTS=ON "${prefix[@]}" >"$log" 2>&1 || {
+configure_for_device >"$log" 2>&1 || {
   tail -40 "$log"
   exit 1
 }

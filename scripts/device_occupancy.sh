@@ -16,20 +16,19 @@
 # repository is used automatically).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 OUT=${OUT:-results/h200}
 BUILD_DIR=${BUILD_DIR:-/tmp/build-occ}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/occupancy_device.txt") 2>&1
 status=0
-prefix=()
-[ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
 start=$SECONDS
 bin=$BUILD_DIR/occupancy
 
 echo "=== build ($BUILD_DIR)"
 log=$BUILD_DIR.log
-if ! { cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DREDUCTION_BUILD_TESTS=ON "${prefix[@]}" >"$log" 2>&1 &&
+if ! { configure_for_device >"$log" 2>&1 &&
   cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target 01_thread_hierarchy 02_resource_usage \
     03_occupancy_sweep occupancy_host_tests occupancy_gpu_tests >>"$log" 2>&1; }; then
   tail -40 "$log"

@@ -26,14 +26,13 @@ malformed export; every error is one sentence on stderr.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import math
 import re
 import sys
 from dataclasses import dataclass, field
 
 import output_files  # scripts/output_files.py: checked, then written whole
+import result_files  # scripts/result_files.py: reads the exports, writes the CSV
 
 
 class NcuTableError(Exception):
@@ -93,8 +92,6 @@ COLUMNS = [
     ("main_kernel", "longest kernel", 0, None, "", "Kernel Name of the longest kernel"),
 ]
 
-UNIT_SCALE_TO_NS = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
-                    "second": 1e9, "s": 1e9}
 UNIT_SCALE_TO_BYTE = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
@@ -104,31 +101,9 @@ class Kernel:
     values: dict[str, float] = field(default_factory=dict)
 
 
-def parse_number(text: str, where: str, error: type[Exception] = NcuTableError) -> float:
-    """A value of ncu's CSV: '1,234.5', '1234.5' or 'n/a' (-> NaN). A value that is none of
-    these raises `error` (scripts/access_ncu.py passes its own) naming `where`."""
-    t = text.strip().replace(",", "")
-    if t in ("", "n/a", "N/A"):
-        return math.nan
-    try:
-        return float(t)
-    except ValueError:
-        raise error(f"{where}: '{text}' is not a number") from None
-
-
 def read_export(path: str) -> list[Kernel]:
     """The kernels of one `ncu --csv --page raw` export, their values in ns and bytes."""
-    try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError as e:
-        raise NcuTableError(f"{path}: cannot read it ({e.strerror})") from None
-    lines = text.splitlines()
-    # ncu may print ==PROF== / ==WARNING== lines before the table; the table starts at "ID".
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        raise NcuTableError(f"{path}: no ncu raw-page table in it (no header line starting with \"ID\")")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    start, rows = result_files.ncu_table(path, NcuTableError)
     header = rows[0]
     if len(rows) < 2:
         raise NcuTableError(f"{path}: the table has no units line")
@@ -147,12 +122,12 @@ def read_export(path: str) -> list[Kernel]:
             raise NcuTableError(f"{path}:{line_no}: {len(row)} fields where the header has {len(header)}")
         k = Kernel(name=row[col["Kernel Name"]])
         for m in METRIC_NAMES:
-            v = parse_number(row[col[m]], f"{path}:{line_no} {m}")
+            v = result_files.ncu_number(row[col[m]], f"{path}:{line_no} {m}", NcuTableError)
             unit = units[col[m]].strip() if col[m] < len(units) else ""
             if m == "gpu__time_duration.sum" and unit:
-                if unit not in UNIT_SCALE_TO_NS:
+                if unit not in result_files.NCU_TIME_UNITS:
                     raise NcuTableError(f"{path}: unexpected unit '{unit}' for {m}")
-                v *= UNIT_SCALE_TO_NS[unit]
+                v *= result_files.NCU_TIME_UNITS[unit]
             if m == "dram__bytes_read.sum" and unit:
                 if unit not in UNIT_SCALE_TO_BYTE:
                     raise NcuTableError(f"{path}: unexpected unit '{unit}' for {m}")
@@ -275,23 +250,8 @@ def render_table(rows: list[dict[str, object]]) -> str:
     return "\n".join(out)
 
 
-def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
-    """The rows as CSV with the columns `names`, after one "# key: value" line per metadata
-    pair: floats with six significant digits, NaN as an empty cell. scripts/access_ncu.py
-    writes its CSV with this too."""
-    buf = io.StringIO()
-    for k, v in meta:
-        buf.write(f"# {k}: {v}\n")
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(names)
-    for r in rows:
-        w.writerow(["" if isinstance(r[n], float) and math.isnan(r[n]) else
-                    (f"{r[n]:.6g}" if isinstance(r[n], float) else r[n]) for n in names])
-    return buf.getvalue()
-
-
 def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
-    return csv_text([c[0] for c in COLUMNS], rows, meta)
+    return result_files.csv_text([c[0] for c in COLUMNS], rows, meta)
 
 
 def main(argv: list[str]) -> int:

@@ -29,60 +29,16 @@ import io
 import math
 import os
 import sys
-from pathlib import Path
 
 import output_files  # scripts/output_files.py: checked, then written whole
-import update_docs  # scripts/update_docs.py: the one reader of result CSVs
+import result_files  # scripts/result_files.py: the one reader of result CSVs
 
 
-class PlotInputError(Exception):
-    """A CSV that cannot be drawn from; the message names the file and the problem."""
-
-
-class Table:
-    """A result CSV: '# key: value' metadata lines, then a header and rows."""
-
-    def __init__(self, path: str, meta: dict[str, str], rows: list[dict[str, str]]):
-        self.path = path
-        self.meta = meta
-        self.rows = rows
-
-    def number(self, row: dict[str, str], column: str) -> float:
-        text = row.get(column, "")
-        if text is None or text.strip() == "":
-            return math.nan
-        try:
-            return float(text)
-        except ValueError:
-            raise PlotInputError(f"{self.path}: column '{column}' holds '{text}', not a number") from None
-
-    def peak_gbs(self) -> float:
-        if "peak_gbs" not in self.meta:
-            raise PlotInputError(f"{self.path}: no '# peak_gbs:' metadata line (the theoretical DRAM bandwidth)")
-        try:
-            value = float(self.meta["peak_gbs"])
-        except ValueError:
-            raise PlotInputError(f"{self.path}: peak_gbs '{self.meta['peak_gbs']}' is not a number") from None
-        if not value > 0:
-            raise PlotInputError(f"{self.path}: peak_gbs must be positive, not {value}")
-        return value
-
-
-def read_table(path: str, required: list[str]) -> Table:
-    """A result CSV through the reader the docs generator uses (update_docs.py), with
-    its checks, plus the columns this figure needs and at least one row."""
-    try:
-        result = update_docs.load_result_csv(Path(path))
-    except update_docs.MissingFile:
-        raise PlotInputError(f"{path}: cannot read it (no such file)") from None
-    except update_docs.DocsError as e:
-        raise PlotInputError(str(e)) from None
-    missing = [c for c in required if c not in result.columns]
-    if missing:
-        raise PlotInputError(f"{path}: missing column(s) {', '.join(missing)}")
-    if not result.rows:
-        raise PlotInputError(f"{path}: a header but no rows")
-    return Table(path, result.meta, result.rows)
+# A CSV that cannot be drawn from; the message names the file and the problem. The
+# figures' own checks raise the reader's error, so one handler reports them all.
+PlotInputError = result_files.ResultFileError
+Table = result_files.ResultFile
+read_table = result_files.read_table
 
 
 # --- what each figure shows, as plain data (tested without matplotlib) --------------
@@ -95,7 +51,7 @@ def ladder_data(t: Table) -> dict:
     must be one run at one n: a sweep would put one bar per stage and size."""
     keys = [row["key"] for row in t.rows]
     if t.meta.get("n") == "sweep" or len(set(keys)) != len(keys):
-        raise PlotInputError(f"{t.path}: a sweep (a stage at several n), not one run at one n: the ladder takes a "
+        raise PlotInputError(f"{t.label}: a sweep (a stage at several n), not one run at one n: the ladder takes a "
                              "reduce CSV of a single --n, such as reduce_2p28.csv")
     bars = []
     cub = math.nan
@@ -106,7 +62,7 @@ def ladder_data(t: Table) -> dict:
         if row["key"] == "cub":
             cub = gbs
     if math.isnan(cub):
-        raise PlotInputError(f"{t.path}: no 'cub' row to compare with")
+        raise PlotInputError(f"{t.label}: no 'cub' row to compare with")
     return {"bars": bars, "cub_gbs": cub, "peak_gbs": t.peak_gbs(), "n": t.meta.get("n", "?"),
             "device": t.meta.get("device", "?")}
 
@@ -121,7 +77,7 @@ def sweep_data(t: Table) -> dict:
         n = t.number(row, "n")
         gbs = t.number(row, "gbs")
         if not n > 0:
-            raise PlotInputError(f"{t.path}: n must be positive, not {row['n']}")
+            raise PlotInputError(f"{t.label}: n must be positive, not {row['n']}")
         s = series.setdefault(row["key"], {"label": f"{row['key']} {row['stage']}", "points": []})
         s["points"].append((n, gbs))
     for s in series.values():
@@ -146,7 +102,7 @@ def mixed_data(t: Table) -> dict:
         bytes_per_pair = t.number(row, "bytes_per_element")
         gmacs = t.number(row, "gmacs")
         if not bytes_per_pair > 0:
-            raise PlotInputError(f"{t.path}: bytes_per_element must be positive, not {row['bytes_per_element']}")
+            raise PlotInputError(f"{t.label}: bytes_per_element must be positive, not {row['bytes_per_element']}")
         points.append({"label": f"{row['key']} {row['variant']}", "intensity": 2.0 / bytes_per_pair,
                        "gops": 2.0 * gmacs, "gbs": t.number(row, "gbs"), "ok": row["check"] == "ok"})
     device = t.meta.get("device", "?")

@@ -11,7 +11,7 @@ draws
                      without and with padding, next to the predicted wavefronts per
                      load times the stride-1 time, from access_05_bank_padding.csv.
 Defaults: --results results/h200, --out the results directory. Every number comes from
-the CSVs (read and checked by scripts/plot.py's reader). Exit codes: 0 success, 2 a
+the CSVs (read and checked by scripts/result_files.py). Exit codes: 0 success, 2 a
 missing or malformed CSV.
 """
 
@@ -22,13 +22,14 @@ import math
 import os
 import sys
 
-from plot import PlotInputError, Table, count_label, pyplot, read_table
+from plot import count_label, pyplot  # scripts/plot.py: the figures' shared drawing helpers
+from result_files import ResultFile, ResultFileError, read_table  # scripts/result_files.py: the CSV reader
 
 STRIDE_COLUMNS = ["key", "map", "step", "gbs", "sectors_pred", "check"]
 BANK_COLUMNS = ["stride", "padded", "median_us", "wavefronts_pred", "check"]
 
 
-def stride_data(t: Table) -> dict:
+def stride_data(t: ResultFile) -> dict:
     """(stride, GB/s, predicted sectors) sorted by stride, (offset, GB/s) sorted by
     offset, the random row's GB/s and the DRAM peak."""
     strides, offsets, random = [], [], math.nan
@@ -41,26 +42,26 @@ def stride_data(t: Table) -> dict:
         elif row["map"] == "random":
             random = gbs
         else:
-            raise PlotInputError(f"{t.path}: row {row['key']} has map '{row['map']}', not stride, offset or random")
+            raise ResultFileError(f"{t.label}: row {row['key']} has map '{row['map']}', not stride, offset or random")
     if not strides or not offsets:
-        raise PlotInputError(f"{t.path}: needs both stride and offset rows")
+        raise ResultFileError(f"{t.label}: needs both stride and offset rows")
     return {"strides": sorted(strides), "offsets": sorted(offsets), "random": random, "peak_gbs": t.peak_gbs(),
             "n": t.meta.get("n", "?"), "device": t.meta.get("device", "?")}
 
 
-def bank_data(t: Table) -> dict:
+def bank_data(t: ResultFile) -> dict:
     """Per padding (0, 1): [(stride, median us, predicted wavefronts)] sorted by stride,
     and the unpadded stride-1 time every prediction is scaled by."""
     series: dict[int, list] = {0: [], 1: []}
     for row in t.rows:
         pad = int(t.number(row, "padded"))
         if pad not in series:
-            raise PlotInputError(f"{t.path}: padded must be 0 or 1, not {row['padded']}")
+            raise ResultFileError(f"{t.label}: padded must be 0 or 1, not {row['padded']}")
         us = t.number(row, "median_us") if row["check"] == "ok" else math.nan
         series[pad].append((t.number(row, "stride"), us, t.number(row, "wavefronts_pred")))
     base = [us for s, us, _ in series[0] if s == 1]
     if not base or math.isnan(base[0]):
-        raise PlotInputError(f"{t.path}: no verified unpadded stride-1 row to scale the prediction by")
+        raise ResultFileError(f"{t.label}: no verified unpadded stride-1 row to scale the prediction by")
     return {"series": {k: sorted(v) for k, v in series.items()}, "base_us": base[0], "device": t.meta.get("device", "?")}
 
 
@@ -131,7 +132,7 @@ def main(argv: list[str]) -> int:
             target = os.path.join(out, name)
             draw(d, target)
             print(f"wrote {target}")
-    except PlotInputError as e:
+    except ResultFileError as e:
         print(f"plot_access.py: {e}", file=sys.stderr)
         return 2
     return 0

@@ -106,8 +106,6 @@ Markers inside fenced code blocks and inline code spans are left alone.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import math
 import operator
 import os
@@ -119,6 +117,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # when loaded from its path, as the tests do
 import output_files  # noqa: E402  scripts/output_files.py: written whole, nothing else touched
+import result_files  # noqa: E402  scripts/result_files.py: the reader of the result CSVs
 
 PROGRAM = "update_docs.py"
 
@@ -127,70 +126,19 @@ class DocsError(Exception):
     """A problem that stops the run: printed as one sentence, exit code 2."""
 
 
-class MissingFile(Exception):
-    """A result file that does not exist (a warning without --check, an error with it)."""
-
-    def __init__(self, path: Path):
-        super().__init__(str(path))
-        self.path = path
-
-
 # ---- result files ------------------------------------------------------------------
+# Read by scripts/result_files.py, the one reader every script shares; a file that cannot
+# be read is an error of this run (DocsError), a missing one is reported as such.
 
-
-@dataclass
-class ResultFile:
-    path: Path
-    meta: dict[str, str]
-    columns: list[str]
-    rows: list[dict[str, str]]
+MissingFile = result_files.MissingFile
+ResultFile = result_files.ResultFile
 
 
 def load_result_csv(path: Path) -> ResultFile:
-    """Reads a CSV written by common/output.cpp: "# key: value" lines, a header, rows."""
-    if not path.is_file():
-        raise MissingFile(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DocsError(f"{path} cannot be read as UTF-8 text ({e}).") from None
-    meta: dict[str, str] = {}
-    body_lines: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not body_lines and line.startswith("#"):
-            m = re.match(r"#\s*([^:]+?)\s*:\s?(.*)$", line)
-            if not m:
-                raise DocsError(f"{path}:{number} is malformed: a metadata line must read '# key: value'.")
-            meta[m.group(1)] = m.group(2).strip()
-            continue
-        if not body_lines and not line.strip():
-            continue
-        if line.startswith("#"):
-            raise DocsError(f"{path}:{number} is malformed: a '#' line follows the header row.")
-        body_lines.append((number, line))
-    if not body_lines:
-        raise DocsError(f"{path} is malformed: it has no header row.")
-    reader = csv.reader(io.StringIO("\n".join(line for _, line in body_lines)))
-    try:
-        records = list(reader)
-    except csv.Error as e:
-        raise DocsError(f"{path} is malformed: {e}.") from None
-    header = records[0]
-    if any(not name.strip() for name in header):
-        raise DocsError(f"{path}:{body_lines[0][0]} is malformed: the header row has an empty column name.")
-    duplicates = sorted({name for name in header if header.count(name) > 1})
-    if duplicates:
-        raise DocsError(f"{path}:{body_lines[0][0]} is malformed: column {duplicates[0]!r} appears twice.")
-    rows = []
-    for (number, _), record in zip(body_lines[1:], records[1:]):
-        if len(record) != len(header):
-            raise DocsError(
-                f"{path}:{number} is malformed: the row has {len(record)} fields, the header {len(header)}."
-            )
-        rows.append(dict(zip(header, record)))
-    if len(records) != len(body_lines):
-        raise DocsError(f"{path} is malformed: a quoted field spans several lines.")
-    return ResultFile(path, meta, header, rows)
+        return result_files.load(path)
+    except result_files.ResultFileError as e:
+        raise DocsError(str(e)) from None
 
 
 # ---- values and formats ------------------------------------------------------------
