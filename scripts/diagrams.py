@@ -63,7 +63,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import update_docs  # noqa: E402  the registry reader and the result-file reader
+import result_files  # noqa: E402  the result-file reader
+import update_docs  # noqa: E402  the registry reader
 
 PROGRAM = "diagrams.py"
 
@@ -449,12 +450,12 @@ def flight_inputs(root: Path, results: Path) -> dict:
         raise DiagramError(f"{path12} no longer loads float4 vectors.")
     warp, _ = warp_size(root)
     try:
-        reduce = update_docs.load_result_csv(results / "reduce_2p24.csv")
-        sweep = update_docs.load_result_csv(results / "occupancy_03_sweep.csv")
-    except update_docs.MissingFile as e:
+        reduce = result_files.load(results / "reduce_2p24.csv")
+        sweep = result_files.load(results / "occupancy_03_sweep.csv")
+    except result_files.MissingFile as e:
         raise DiagramError(f"{e.path} does not exist; the figure takes the SM count, peak and occupancy from it.") \
             from None
-    except update_docs.DocsError as e:
+    except result_files.ResultFileError as e:
         raise DiagramError(str(e)) from None
     meta = reduce.meta
     for key in ("peak_gbs", "sm_count", "device"):
