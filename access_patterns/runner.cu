@@ -233,10 +233,7 @@ int run_access_program(int argc, const char* const* argv, const ProgramSpec& spe
     meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
     meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
     meta.push_back({"timing", "CUDA events around the row's launches, median of the repetitions"});
-    if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-    if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-    if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
-    return all_ok ? 0 : 1;
+    return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
   });
 }
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "device_info.hpp"
+#include "inputs.hpp"
 #include "timing.hpp"
 
 namespace common {
@@ -492,6 +493,39 @@ void add_output_options(ArgParser& args, std::string& csv, std::string& json, co
 void add_device_option(ArgParser& args, int& device) {
   args.option("--device", "D", "CUDA device ordinal (default 0)",
               [&device](const std::string& v) { device = static_cast<int>(parse_int(v, "--device", 0, 1023)); });
+}
+
+void add_size_options(ArgParser& args, std::uint64_t& n, std::vector<std::uint64_t>& sweep) {
+  args.option("--n", "N", "elements to sum (default 2^24); 16777216, 2^24, 16M or 64MiB",
+              [&n](const std::string& v) { n = parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
+  args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
+              [&sweep](const std::string& v) { sweep = parse_sweep(v); });
+  args.after_parse([&args, &sweep] {
+    if (args.given("--sweep") && args.given("--n"))
+      throw UsageError("--n and --sweep cannot be combined: --sweep " + format_count(sweep.front()) +
+                       ":... gives the sizes, so drop one of them.");
+  });
+}
+
+void add_pattern_option(ArgParser& args, std::string& pattern) {
+  args.option("--pattern", "P", "input pattern (default uniform): uniform, ones, mixed_signs, large, with_nan, ...",
+              [&pattern](const std::string& v) {
+                try {
+                  parse_pattern(v);
+                } catch (const std::invalid_argument& e) {
+                  throw UsageError(std::string("--pattern: ") + e.what() + ".");
+                }
+                pattern = v;
+              });
+}
+
+void add_flush_option(ArgParser& args, FlushMode& flush) {
+  args.option("--flush", "MODE",
+              "how the L2 is flushed: read (default; leaves clean lines) or write (a memset; leaves dirty lines "
+              "that the timed work must write back)",
+              [&flush](const std::string& v) {
+                if (!parse_flush_mode(v.c_str(), &flush)) throw UsageError("--flush '" + v + "': write read or write.");
+              });
 }
 
 void add_seed_option(ArgParser& args, std::uint64_t& seed, const std::string& inputs) {

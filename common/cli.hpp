@@ -129,7 +129,15 @@ class ArgParser {
   std::vector<std::string> given_;
 };
 
+enum class FlushMode;  // timing.hpp
+
 // The options the timing programs share, bound to the caller's fields.
+// --n N and --sweep LO:HI[:F]: one size, or every size of a sweep; refused together.
+void add_size_options(ArgParser& args, std::uint64_t& n, std::vector<std::uint64_t>& sweep);
+// --pattern P: an input pattern of common/inputs.hpp, checked as it is parsed.
+void add_pattern_option(ArgParser& args, std::string& pattern);
+// --flush MODE: how the L2 is flushed before each timed repetition, read or write.
+void add_flush_option(ArgParser& args, FlushMode& flush);
 // --csv FILE and --json FILE ("also write <what> and the run's metadata as CSV"), each
 // checked with require_writable once parsed, and refused when both name one file.
 void add_output_options(ArgParser& args, std::string& csv, std::string& json, const std::string& what);

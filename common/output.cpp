@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+
+#include "cli.hpp"
 
 #ifndef REDUCTION_SOURCE_DIR
 #define REDUCTION_SOURCE_DIR "."
@@ -206,6 +209,14 @@ std::string to_json(const Metadata& meta, const std::vector<Record>& records) {
   }
   out << "\n  ]\n}\n";
   return out.str();
+}
+
+int finish_run(const std::string& csv, const std::string& json, const Metadata& meta,
+               const std::vector<Record>& records, bool all_ok) {
+  if (!csv.empty()) write_file_atomically(csv, to_csv(meta, records));
+  if (!json.empty()) write_file_atomically(json, to_json(meta, records));
+  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace common

@@ -308,10 +308,7 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
                  "not tell the result from 0; it is timed but not verified, and rel-error shows how far off it is.\n";
   if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
 
-  if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-  if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
-  return all_ok ? 0 : 1;
+  return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
 }
 
 }  // namespace

@@ -223,10 +223,7 @@ int run(const Options& opt, const PeerProgram& program) {
   std::cout << "\nGB/s = n x 4 bytes / median time; %peak against the theoretical "
             << static_cast<long>(device.peak_bandwidth_gbs()) << " GB/s.\n";
   if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
-  if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-  if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
-  return all_ok ? 0 : 1;
+  return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
 }
 
 }  // namespace
@@ -244,35 +241,16 @@ std::uint32_t bit_pattern_sum(const float* x, std::size_t n) {
 int peer_main(int argc, const char* const* argv, const PeerProgram& program) {
   Options opt;
   common::ArgParser args(program.program, program.summary);
-  args.option("--n", "N", "elements to sum (default 2^24); 16777216, 2^24, 16M or 64MiB",
-              [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
-              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  common::add_size_options(args, opt.n, opt.sweep);
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  args.option("--pattern", "P", "input pattern (default uniform): uniform, ones, mixed_signs, large, with_nan, ...",
-              [&](const std::string& v) {
-                try {
-                  common::parse_pattern(v);
-                } catch (const std::invalid_argument& e) {
-                  throw common::UsageError(std::string("--pattern: ") + e.what() + ".");
-                }
-                opt.pattern = v;
-              });
+  common::add_pattern_option(args, opt.pattern);
   common::add_seed_option(args, opt.seed, "input");
   common::add_device_option(args, opt.device);
   common::add_output_options(args, opt.csv, opt.json, "every column");
-  args.option("--flush", "MODE", "how the L2 is flushed: read (default) or write", [&](const std::string& v) {
-    if (!common::parse_flush_mode(v.c_str(), &opt.flush))
-      throw common::UsageError("--flush '" + v + "': write read or write.");
-  });
+  common::add_flush_option(args, opt.flush);
   args.epilog(program.epilog +
               "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no "
               "CUDA device.");
-  args.after_parse([&] {
-    if (args.given("--sweep") && args.given("--n"))
-      throw common::UsageError("--n and --sweep cannot be combined: --sweep " +
-                               common::format_count(opt.sweep.front()) + ":... gives the sizes, so drop one of them.");
-  });
   return common::run_program(program.program, [&] {
     if (!args.parse(argc, argv)) return 0;
     return run(opt, program);

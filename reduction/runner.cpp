@@ -314,10 +314,7 @@ int run(const Options& opt, std::vector<const Stage*> selected) {
     std::cout << "V100-ms*: the book's published Tesla V100 times at n = 2^24, historical; they were measured with a "
                  "64 MiB memcpy inside the timed loop and are not comparable.\n";
 
-  if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-  if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
-  return all_ok ? 0 : 1;
+  return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
 }
 
 }  // namespace
@@ -339,10 +336,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
                                             " (and CUB for comparison) on the GPU."
                                       : "Verifies and times every reduction stage and baseline on the GPU and prints "
                                         "the table.");
-  args.option("--n", "N", "elements to sum (default 2^24); 16777216, 2^24, 16M or 64MiB",
-              [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  args.option("--sweep", "LO:HI[:F]", "time every size from LO to HI, multiplying by F (default 2)",
-              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  common::add_size_options(args, opt.n, opt.sweep);
   if (preselected != nullptr)
     args.refuse("--stages", std::string(program) + " runs stage " + preselected +
                                 " (and CUB) only, so it takes no --stages: run build/reduction/reduce --stages LIST "
@@ -356,25 +350,11 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
   args.option("--block", "B", "threads per block for stages that take one (default: each stage's own)",
               [&](const std::string& v) { opt.block = static_cast<int>(common::parse_int(v, "--block", 1, 1 << 20)); });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  args.option("--pattern", "P", "input pattern (default uniform): uniform, ones, mixed_signs, large, with_nan, ...",
-              [&](const std::string& v) {
-                try {
-                  common::parse_pattern(v);
-                } catch (const std::invalid_argument& e) {
-                  throw common::UsageError(std::string("--pattern: ") + e.what() + ".");
-                }
-                opt.pattern = v;
-              });
+  common::add_pattern_option(args, opt.pattern);
   common::add_seed_option(args, opt.seed, "input");
   common::add_device_option(args, opt.device);
   common::add_output_options(args, opt.csv, opt.json, "every column");
-  args.option("--flush", "MODE",
-              "how the L2 is flushed: read (default; leaves clean lines) or write (a memset; leaves dirty lines "
-              "that the timed work must write back)",
-              [&](const std::string& v) {
-                if (!common::parse_flush_mode(v.c_str(), &opt.flush))
-                  throw common::UsageError("--flush '" + v + "': write read or write.");
-              });
+  common::add_flush_option(args, opt.flush);
   args.flag("--run-once", "one checked launch of each stage and nothing else (for ncu and nsys)", &opt.run_once);
   args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit",
             &opt.list);
@@ -384,9 +364,6 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
 
   // Combinations that cannot mean anything are refused once every option is read.
   args.after_parse([&] {
-    if (args.given("--sweep") && args.given("--n"))
-      throw common::UsageError("--n and --sweep cannot be combined: --sweep " +
-                               common::format_count(opt.sweep.front()) + ":... gives the sizes, so drop one of them.");
     if (opt.run_once && args.given("--sweep")) throw common::UsageError("--sweep and --run-once cannot be combined.");
     if (opt.run_once && (args.given("--csv") || args.given("--json")))
       throw common::UsageError(std::string("--run-once times nothing, so there is no table to write: drop ") +
