@@ -1,19 +1,35 @@
 // Stage 16: a sum that is bitwise identical for every launch, start address and GPU.
 //
-// Idea: the order of the additions depends on n alone. Tiles of kTile = 32768 floats (a
-// constant of the result's definition); a team of 128 threads sums a tile always the
-// same way (thread r adds float4s r, r + 128, ... component by component, then a fixed
-// shuffle tree, then (w0 + w1) + (w2 + w3)); teams take tiles in order from a counter,
-// and tile sums land in scratch by tile index. The last block (stage 13's fence and
-// ticket) adds them in a fixed order: groups of 32 left to right, then a pairwise tree.
-// A misaligned input is read with scalar loads in the float4 path's order.
-// Fixes: stages 13-15 change their sum with the block size, the grid and the alignment.
-// Error bound: 64 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups.
-// Expect: near stage 15 at large n, slower at small n (few tiles, few teams).
+// Idea: the order of the additions depends on n alone; reduction/16_reproducible_order.hpp
+// defines it and replays it on the host. Tiles of T floats, T = tile_floats(n) a power of
+// two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there are
+// about 2048 tiles or more from n = 2^21 up and enough to fill the GPU); a team of 128
+// threads sums a tile always the same way (thread r adds float4s r, r + 128, ...
+// component by component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile
+// sums land in scratch by tile index, and the last block (stage 13's fence and ticket)
+// adds them: groups of 32 left to right, then a pairwise tree.
+// Two launch shapes, one order:
+//   n <= 2^15 (at most 32 tiles of 1024): one block of 1024 threads, whatever block size
+//     was asked: eight teams, every load issued before the first addition, no atomic, no
+//     scratch; warp 0 adds the tile sums.
+//   larger n: a team's first tile is its index in the grid (no atomic before the first
+//     load); later tiles come from a counter, only when there are more tiles than teams,
+//     and the next number is asked for while the current tile's loads are in flight.
+// Loads: float4 where the input is 16-byte aligned (the last tile too: a float4 past n
+// is read in scalars, zeros beyond n), four scalar loads otherwise; the same order both
+// ways, and the block size (a multiple of 128) changes only how many teams a block has.
+// Fixes: the fixed 32768-float tile of the previous design, which below 2^22 left most
+// of the GPU idle with 64 dependent loads per thread, and its ticket for small n.
+// Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
+// (reproducible::order_depth).
+// Expect: close to stage 14's one-block kernel at 2^10-2^15 and near stages 13-15 above;
+// in Nsight Compute at 2^20, a grid of one tile per team (tiles / (block / 128) blocks)
+// and no atomics on the counter.
 // Chapter: chapters/16_reproducible.md
 #include <algorithm>
 #include <cstdint>
 
+#include "16_reproducible_order.hpp"
 #include "cuda_check.hpp"
 #include "primitives.cuh"
 #include "stage.hpp"
@@ -22,24 +38,30 @@
 namespace reduction {
 namespace {
 
-constexpr std::size_t kTile = 32768;  // floats per tile: fixed forever, part of the result's definition
-constexpr int kWarp = 32;
-constexpr int kTeam = 128;                           // threads that sum one tile: four warps
-constexpr int kWarpsPerTeam = kTeam / kWarp;         // 4
-constexpr int kFloat4PerThread = kTile / 4 / kTeam;  // 64 float4 loads per thread per tile
-constexpr int kBatch = 8;                            // float4 loads in flight per thread
-constexpr int kGroup = 32;                           // tile sums per group in the final sum
-constexpr std::size_t kSharedLevel = 1024;           // tree levels this small live in shared memory
+using reproducible::div_up;
+using reproducible::group_count;
+using reproducible::kGroup;
+using reproducible::kMinTile;
+using reproducible::kTeam;
+using reproducible::kWarp;
+using reproducible::tile_count;
+using reproducible::tile_floats;
+
+constexpr int kWarpsPerTeam = kTeam / kWarp;  // 4
+constexpr int kBatch = 8;                     // float4 loads in flight per thread
+constexpr std::size_t kSharedLevel = 1024;    // tree levels this small live in shared memory
 constexpr int kMaxBlock = 1024;
+constexpr int kMaxTeams = kMaxBlock / kTeam;
+constexpr int kSmallBlock = 1024;                         // the one-block shape, fixed
+constexpr std::size_t kSmallMax = kGroup * kMinTile;      // 2^15: one group of 1024-float tiles
+constexpr int kSmallTeams = kSmallBlock / kTeam;          // 8
+constexpr int kSmallTilesPerTeam = kGroup / kSmallTeams;  // 4
+constexpr unsigned kSmallTile = static_cast<unsigned>(kMinTile);
+constexpr int kSmallLoads = kSmallTile / (4 * kTeam);  // 2 float4s per thread per tile
 constexpr std::size_t kTicketBytes = 256;   // the ticket and the tile counter, padded so the tile sums stay aligned
 constexpr std::size_t kCounterOffset = 32;  // the tile counter, in unsigneds from the ticket: its own 128-byte line
-constexpr int kMaxTeams = kMaxBlock / kTeam;
-static_assert(kTile % (4 * kTeam * kBatch) == 0, "a tile is a whole number of batches");
-static_assert(kWarpsPerTeam == 4, "the tile sum below combines exactly four warp sums");
-
-__host__ __device__ constexpr std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-__host__ __device__ constexpr std::size_t tile_count(std::size_t n) { return div_up(n, kTile); }
-__host__ __device__ constexpr std::size_t group_count(std::size_t tiles) { return div_up(tiles, kGroup); }
+static_assert(kWarpsPerTeam == 4, "a tile sum combines exactly four warp sums");
+static_assert(tile_floats(kSmallMax) == kMinTile, "the one-block path's tiles are the smallest");
 
 // Four consecutive floats, starting at element `p`: one 16-byte load when the input
 // is aligned, four scalar loads otherwise. Either way the same four values arrive,
@@ -53,38 +75,82 @@ __device__ __forceinline__ float4 load4(const float* p) {
   }
 }
 
-// A full tile: thread r of the team adds the float4s r + 128k, k = 0..63, component
-// by component; lane 0 of each warp gets its warp's sum.
+// Elements i .. i + 3 of a tile that holds `count`; those at or past `count` read as +0
+// (adding +0 to an accumulator that started at +0 leaves its bits as they are).
 template <bool kAligned>
-__device__ float full_tile_sum(const float* tile, unsigned rank) {
-  float ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f;
-  const float* p = tile + 4 * rank;
-  for (int k0 = 0; k0 < kFloat4PerThread; k0 += kBatch) {
-    float4 v[kBatch];
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) v[b] = load4<kAligned>(p + 4 * kTeam * (k0 + b));  // all in flight
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      ax += v[b].x;
-      ay += v[b].y;
-      az += v[b].z;
-      aw += v[b].w;
-    }
-  }
-  return warp_sum((ax + ay) + (az + aw));  // in lane 0
+__device__ __forceinline__ float4 load4_until(const float* tile, std::size_t i, std::size_t count) {
+  if (i + 4 <= count) return load4<kAligned>(tile + i);
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (i < count) v.x = __ldg(tile + i);
+  if (i + 1 < count) v.y = __ldg(tile + i + 1);
+  if (i + 2 < count) v.z = __ldg(tile + i + 2);
+  return v;
 }
 
-// The last tile when n is not a multiple of kTile: the same order, skipping the
-// elements past the end. It is read with scalar loads whatever the alignment.
-__device__ float partial_tile_sum(const float* tile, std::size_t count, unsigned rank) {
+__device__ __forceinline__ void add4(float (&acc)[4], float4 v) {
+  acc[0] += v.x;
+  acc[1] += v.y;
+  acc[2] += v.z;
+  acc[3] += v.w;
+}
+
+// Thread `rank`'s value for a tile: the float4s rank + 128k, k < per_thread, added in
+// increasing k. A full tile keeps kBatch loads in flight, the last tile (once per sum)
+// two, to spare registers; a load past per_thread (per_thread < kBatch) adds +0.
+template <bool kAligned, bool kFull>
+__device__ float thread_tile_sum(const float* tile, std::size_t count, int per_thread, unsigned rank) {
+  constexpr int kLoads = kFull ? kBatch : 2;
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int k = 0; k < kFloat4PerThread; ++k) {
-    const std::size_t first = 4 * (rank + static_cast<std::size_t>(kTeam) * k);
+  for (int k0 = 0; k0 < per_thread; k0 += kLoads) {
+    float4 v[kLoads];
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
-      if (first + c < count) acc[c] += __ldg(tile + first + c);
+    for (int b = 0; b < kLoads; ++b) {
+      const std::size_t i = 4 * (rank + static_cast<std::size_t>(kTeam) * (k0 + b));
+      v[b] = k0 + b >= per_thread ? make_float4(0.0f, 0.0f, 0.0f, 0.0f)
+             : kFull              ? load4<kAligned>(tile + i)
+                                  : load4_until<kAligned>(tile, i, count);
+    }
+#pragma unroll
+    for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
   }
-  return warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));  // in lane 0
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// n <= kSmallMax: one block of kSmallBlock threads. Team m takes tiles m, m + 8, m + 16,
+// m + 24, all its loads first; warp 0 then adds the tile sums left to right (one group).
+template <bool kAligned>
+__global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __restrict__ in, unsigned n, float* out) {
+  __shared__ float warp_sums[kGroup][kWarpsPerTeam];
+  const unsigned team = threadIdx.x / kTeam;
+  const unsigned rank = threadIdx.x % kTeam;
+  const unsigned tiles = (n + kSmallTile - 1) / kSmallTile;
+  float4 v[kSmallTilesPerTeam][kSmallLoads];
+#pragma unroll
+  for (int j = 0; j < kSmallTilesPerTeam; ++j) {
+    const unsigned t = team + kSmallTeams * j;
+    const unsigned count = t < tiles ? min(n - t * kSmallTile, static_cast<unsigned>(kSmallTile)) : 0;
+#pragma unroll
+    for (int k = 0; k < kSmallLoads; ++k)
+      v[j][k] = load4_until<kAligned>(in + t * kSmallTile, 4 * (rank + kTeam * k), count);
+  }
+#pragma unroll
+  for (int j = 0; j < kSmallTilesPerTeam; ++j) {
+    const unsigned t = team + kSmallTeams * j;
+    if (t >= tiles) break;  // the same for the whole team
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int k = 0; k < kSmallLoads; ++k) add4(acc, v[j][k]);
+    const float s = warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    if (threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s;
+  }
+  __syncthreads();
+  if (threadIdx.x < kWarp) {
+    const float* w = warp_sums[threadIdx.x];
+    const float mine = threadIdx.x < tiles ? (w[0] + w[1]) + (w[2] + w[3]) : 0.0f;
+    float s = __shfl_sync(0xffffffffu, mine, 0);
+    for (unsigned t = 1; t < tiles; ++t) s += __shfl_sync(0xffffffffu, mine, static_cast<int>(t));
+    if (threadIdx.x == 0) *out = s;
+  }
 }
 
 // Where tile t's sum is stored: transposed, so that when thread g later adds group g
@@ -157,7 +223,7 @@ __device__ void sum_tile_sums(const float* tile_sums, std::size_t tiles, float* 
 
 struct Scratch {
   unsigned* ticket;
-  unsigned* next_tile;  // the next tile to hand out
+  unsigned* next_tile;  // tiles handed out after each team's first, from 0
   float* tile_sums;     // kGroup * groups slots, transposed (tile_slot)
   float* global_a;      // groups floats
   float* global_b;      // ceil(groups / 2) floats
@@ -188,10 +254,10 @@ __device__ __forceinline__ void team_sync(unsigned team) {
 
 template <bool kAligned>
 __global__ void __launch_bounds__(kMaxBlock)
-    reproducible_sum(const float* __restrict__ in, std::size_t n, Scratch scratch, float* out) {
+    tiled_sum(const float* __restrict__ in, std::size_t n, Scratch scratch, float* out) {
   __shared__ float level_a[kSharedLevel];
   __shared__ float level_b[kSharedLevel];
-  __shared__ unsigned team_tile[kMaxTeams];
+  __shared__ std::size_t team_tile[kMaxTeams];
   __shared__ float warp_sums[kMaxTeams][kWarpsPerTeam];
   __shared__ bool is_last;
 
@@ -199,28 +265,34 @@ __global__ void __launch_bounds__(kMaxBlock)
   const unsigned rank = threadIdx.x % kTeam;
   const unsigned lane = threadIdx.x % kWarp;
   const unsigned warp = rank / kWarp;
+  const std::size_t tile = tile_floats(n);
+  const int per_thread = static_cast<int>(tile / (4 * kTeam));
   const std::size_t tiles = tile_count(n);
-  const std::size_t full_tiles = n / kTile;
+  const std::size_t full_tiles = n / tile;
   const std::size_t groups = group_count(tiles);
+  const std::size_t teams_per_block = blockDim.x / kTeam;
+  const std::size_t teams = gridDim.x * teams_per_block;
 
-  // Each team takes the next tile from the counter until none is left. Tiles are
-  // handed out in order, so the teams stream through memory side by side. Its first
-  // thread takes the tile number and, after the tile, stores the tile sum and takes
-  // the next number, while the team waits at its barrier.
-  if (rank == 0) team_tile[team] = atomicAdd(scratch.next_tile, 1u);
-  for (;;) {
-    team_sync(team);
-    const std::size_t t = team_tile[team];
-    if (t >= tiles) break;
-    const float* tile = in + t * kTile;
-    const float s = t < full_tiles ? full_tile_sum<kAligned>(tile, rank) : partial_tile_sum(tile, n - t * kTile, rank);
+  // The team's first tile is its place in the grid; the counter hands out the rest in
+  // order. The team's first thread asks for the next number before the tile's loads and
+  // uses it after them, so the atomic's trip to L2 hides behind the loads.
+  std::size_t t = blockIdx.x * teams_per_block + team;
+  while (t < tiles) {
+    std::size_t next = tiles;
+    if (rank == 0 && tiles > teams) next = teams + atomicAdd(scratch.next_tile, 1u);
+    const float* p = in + t * tile;
+    const float v = t < full_tiles ? thread_tile_sum<kAligned, true>(p, tile, per_thread, rank)
+                                   : thread_tile_sum<kAligned, false>(p, n - t * tile, per_thread, rank);
+    const float s = warp_sum(v);
     if (lane == 0) warp_sums[team][warp] = s;
     team_sync(team);
     if (rank == 0) {
       const float* w = warp_sums[team];
       scratch.tile_sums[tile_slot(t, groups)] = (w[0] + w[1]) + (w[2] + w[3]);
-      team_tile[team] = atomicAdd(scratch.next_tile, 1u);
+      team_tile[team] = next;
     }
+    team_sync(team);
+    t = team_tile[team];
   }
 
   // Publish this block's tile sums, then take a ticket: the block that draws the last
@@ -233,7 +305,7 @@ __global__ void __launch_bounds__(kMaxBlock)
   __threadfence();
 
   sum_tile_sums(scratch.tile_sums, tiles, scratch.global_a, scratch.global_b, level_a, level_b, out);
-  // Ready for the next launch, which sees them in stream order. Every warp's last
+  // Ready for the next launch, which sees them in stream order. Every team's last
   // atomicAdd on the counter came before its block took a ticket.
   if (threadIdx.x == 0) {
     *scratch.ticket = 0;
@@ -242,29 +314,40 @@ __global__ void __launch_bounds__(kMaxBlock)
 }
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
+  LaunchPlan p;
+  p.error_depth = reproducible::order_depth(n);
+  if (n <= kSmallMax) {
+    p.grid = 1;  // one_block_sum: kSmallBlock threads, no scratch
+    return p;
+  }
   int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reproducible_sum<true>, block, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled_sum<true>, block, 0));
   const std::size_t resident =
       static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
-  const std::size_t tiles = tile_count(n);
-  const std::size_t teams_per_block = static_cast<std::size_t>(block) / kTeam;
-  // No block without a tile for its first team: fewer blocks when the tiles are few.
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, div_up(tiles, teams_per_block)));
-
-  LaunchPlan p;
+  // No block without a tile for each of its teams' first: fewer blocks when the tiles are few.
+  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, tile_count(n) / (block / kTeam)));
   p.grid = static_cast<unsigned>(grid);
   p.scratch_bytes = scratch_bytes_for(n);
-  p.zero_scratch_once = true;  // the ticket starts at zero and every launch leaves it there
-  p.error_depth = kFloat4PerThread + 2 + 5 + 2 + kGroup + common::tree_depth(group_count(tiles));
+  p.zero_scratch_once = true;  // the ticket and counter start at zero and every launch leaves them there
   return p;
 }
 
 void launch(const StageArgs& a) {
-  const Scratch scratch = carve_scratch(a.scratch, a.n);
-  if (reinterpret_cast<std::uintptr_t>(a.in) % alignof(float4) == 0) {
-    reproducible_sum<true><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, scratch, a.out);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(a.in) % alignof(float4) == 0;
+  if (a.n <= kSmallMax) {
+    const auto n = static_cast<unsigned>(a.n);
+    if (aligned) {
+      one_block_sum<true><<<1, kSmallBlock, 0, a.stream>>>(a.in, n, a.out);
+    } else {
+      one_block_sum<false><<<1, kSmallBlock, 0, a.stream>>>(a.in, n, a.out);
+    }
   } else {
-    reproducible_sum<false><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, scratch, a.out);
+    const Scratch scratch = carve_scratch(a.scratch, a.n);
+    if (aligned) {
+      tiled_sum<true><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, scratch, a.out);
+    } else {
+      tiled_sum<false><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, scratch, a.out);
+    }
   }
   CUDA_CHECK_LAUNCH();
 }
@@ -278,10 +361,10 @@ Stage describe_reproducible() {
   s.title = "reproducible tiles";
   s.source = "reduction/16_reproducible.cu";
   s.chapter = "chapters/16_reproducible.md";
-  s.blocks.min = 128;
-  s.blocks.max = kMaxBlock;  // __launch_bounds__
+  s.blocks.min = 128;        // one team
+  s.blocks.max = kMaxBlock;  // __launch_bounds__; up to 2^15 the one-block kernel has kSmallBlock threads
   s.blocks.preferred = 256;
-  // The tile counter is 32-bit: fewer than 2^32 tiles (plus one overshoot per warp).
+  // The tile counter is 32-bit: fewer than 2^32 tiles (plus one overshoot per team).
   s.max_n = std::size_t{1} << 45;
   s.deterministic = true;  // and the same for every block size, grid, start address and GPU
   s.single_launch = true;

@@ -1,8 +1,8 @@
 // What stages 16 (reproducible) and 17 (compensated) promise beyond a correct sum:
 // stage 16's result does not change by a single bit with the block size, the grid or
-// the start address; stage 17's error is a fraction of the plain stages'; both are
-// right above 2^32 elements. (tests/gpu/test_stages.cpp checks them like every other
-// stage as well.)
+// the start address, and carries the bits of the host replay of its order
+// (reduction/16_reproducible_order.hpp), which no GPU enters; stage 17's error is a fraction of the plain stages'; both
+// are right above 2^32 elements. (tests/gpu/test_stages.cpp checks them like every other stage as well.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "16_reproducible_order.hpp"
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
@@ -97,14 +98,34 @@ std::vector<int> blocks_of(const Stage& s, std::vector<int> wanted) {
   return ok;
 }
 
+// Every block size the stage accepts on this device (powers of two from 32 to 1024).
+std::vector<int> accepted_blocks(const Stage& s) {
+  std::vector<int> all;
+  for (int b = 32; b <= 1024; b *= 2) all.push_back(b);
+  const std::vector<int> ok = blocks_of(s, all);
+  INFO("stage " << s.id);
+  REQUIRE(!ok.empty());
+  return ok;
+}
+
+// The host replay of stage 16's order. Inputs with a NaN are left out of bit comparisons:
+// a GPU writes one canonical NaN, the host keeps an input's payload.
+bool replayable(const std::vector<float>& host) {
+  for (float v : host)
+    if (std::isnan(v)) return false;
+  return true;
+}
+
 // Stage 16 on `host` placed at every start offset in `offsets`, with every block size
-// and grid listed: every result must carry the bits of the first, and that one must
-// pass the tolerance check.
+// and grid listed: every result must carry the bits of the first, that one must pass
+// the tolerance check, and (inputs without NaN) carry the bits of the host replay.
 void check_reproducible(const std::vector<float>& host, const std::vector<std::size_t>& offsets,
                         const std::vector<int>& blocks, const std::vector<unsigned>& grids, const std::string& what) {
   const Stage& s = stage("reproducible");
   const std::size_t n = host.size();
   const auto ref = common::reference_sum(host);
+  const bool replay = replayable(host);
+  const float order = replay ? reduction::reproducible::reproducible_order_sum(host.data(), n) : 0.0f;
   common::DeviceBuffer<float> buffer(n + 3);
   float expected = 0.0f;
   int configurations = 0;
@@ -121,6 +142,10 @@ void check_reproducible(const std::vector<float>& host, const std::vector<std::s
           const auto check = common::check_sum(expected, ref, r.plan.error_depth, n);
           INFO(check.detail);
           REQUIRE(check.ok);
+          if (replay) {
+            INFO("GPU " << hex(expected) << ", host replay of the order " << hex(order));
+            CHECK(bits(expected) == bits(order));
+          }
         }
         for (float got : r.results) {
           INFO("got " << hex(got) << ", first configuration gave " << hex(expected));
@@ -161,23 +186,43 @@ double compensated_bound(const common::Reference& ref, std::size_t n, unsigned g
 
 TEST_CASE("stage 16 gives the same bits for every block size, grid and start address", "[gpu][reproducible]") {
   const std::vector<unsigned> grids = {0, 1, 7, 132, 1056};  // 0: the plan's grid
+  const std::vector<int> blocks = accepted_blocks(stage("reproducible"));
   for (Pattern p : {Pattern::uniform, Pattern::mixed_signs}) {
-    for (std::size_t n : {(std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 3}) {
-      check_reproducible(common::make_input(p, 1, n), {0, 1, 2, 3}, {128, 256, 512, 1024}, grids,
-                         common::pattern_name(p));
+    for (std::size_t n : {std::size_t{3000}, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 3}) {
+      check_reproducible(common::make_input(p, 1, n), {0, 1, 2, 3}, blocks, grids, common::pattern_name(p));
     }
   }
 }
 
+TEST_CASE("stage 16 gives the host replay's bits where its tile size or launch shape changes", "[gpu][reproducible]") {
+  // The one-block kernel up to 2^15 (32 tiles of 1024), the tiled kernel above; tiles
+  // of 1024 up to 2^22 - 1, doubling at 2^22, 2^23, ..., 2^26 (32768 from there on).
+  // Each boundary, one below and one above, at every start offset, block size and a
+  // few grids.
+  const std::vector<int> blocks = accepted_blocks(stage("reproducible"));
+  std::vector<std::size_t> sizes = {1, 2, 3, 4, 5, 1023, 1024, 1025};
+  for (int k : {15, 22, 23, 24, 25, 26})
+    for (std::size_t n : {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1})
+      sizes.push_back(n);
+  for (std::size_t n : sizes) {
+    INFO("n = " << n << ", tile " << reduction::reproducible::tile_floats(n));
+    check_reproducible(common::make_input(Pattern::mixed_signs, 5, n), {0, 1, 2, 3}, blocks, {0, 1, 7, 1056},
+                       "mixed_signs");
+  }
+}
+
 TEST_CASE("stage 16 gives the same bits at small, odd and large sizes", "[gpu][reproducible]") {
-  // Sizes around a tile (32768 floats) and a group of 32 tiles, and one whose 1025
-  // group sums take the final tree through its scratch (global memory) levels.
-  constexpr std::size_t kTile = 32768;
-  for (std::size_t n :
-       {std::size_t{1}, std::size_t{3}, std::size_t{33}, kTile - 1, kTile + 1, 32 * kTile + 5, 33 * kTile - 1})
+  // Sizes around one tile and a group of 32 tiles (1024 floats each below 2^22, 32768
+  // from 2^26), a size with more tiles than a grid of 7 blocks has teams (the counter
+  // hands out the rest), and one whose 1025 group sums take the final tree through its
+  // scratch (global memory) levels.
+  constexpr std::size_t kSmall = 1024;
+  constexpr std::size_t kLarge = 32768;
+  for (std::size_t n : {std::size_t{33}, 32 * kSmall + 5, 33 * kSmall - 1, 64 * kSmall + 1, (std::size_t{3} << 20) + 1,
+                        (std::size_t{1} << 26) + 32 * kLarge + 5, (std::size_t{1} << 26) + 33 * kLarge - 1})
     check_reproducible(common::make_input(Pattern::mixed_signs, 2, n), {0, 1, 3}, {128, 1024}, {0, 1, 7, 1056},
                        "mixed_signs");
-  check_reproducible(common::make_input(Pattern::uniform, 3, 1024 * 32 * kTile + 5), {0, 1}, {256, 1024}, {0, 7, 1056},
+  check_reproducible(common::make_input(Pattern::uniform, 3, 1024 * 32 * kLarge + 5), {0, 1}, {256, 1024}, {0, 7, 1056},
                      "uniform");
 }
 
