@@ -94,24 +94,50 @@ __device__ __forceinline__ void add4(float (&acc)[4], float4 v) {
   acc[3] += v.w;
 }
 
-// Thread `rank`'s value for a tile: the float4s rank + 128k, k < per_thread, added in
-// increasing k. A full tile keeps kBatch loads in flight, the last tile (once per sum)
-// two, to spare registers; a load past per_thread (per_thread < kBatch) adds +0.
-template <bool kAligned, bool kFull>
-__device__ float thread_tile_sum(const float* tile, std::size_t count, int per_thread, unsigned rank) {
-  constexpr int kLoads = kFull ? kBatch : 2;
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int k0 = 0; k0 < per_thread; k0 += kLoads) {
-    float4 v[kLoads];
+// `kLoads` float4s of one thread, k = k0 .. k0 + kLoads - 1, all issued before the first
+// addition and then added in increasing k. No load is conditional: a predicated load lets
+// the compiler interleave each load with its additions, one memory round trip each.
+template <bool kAligned, int kLoads>
+__device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, int k0) {
+  float4 v[kLoads];
 #pragma unroll
-    for (int b = 0; b < kLoads; ++b) {
+  for (int b = 0; b < kLoads; ++b) v[b] = load4<kAligned>(p + 4 * kTeam * (k0 + b));
+#pragma unroll
+  for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
+}
+
+// Thread `rank`'s value for a full tile: the float4s rank + 128k, k < per_thread, added
+// in increasing k. per_thread = T / 512 is a power of two from 2 to 64: batches of
+// kBatch loads from 8 on, one batch of 2 or 4 below.
+template <bool kAligned>
+__device__ float full_tile_sum(const float* tile, int per_thread, unsigned rank) {
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const float* p = tile + 4 * rank;
+  if (per_thread >= kBatch) {
+    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p, k0);
+  } else if (per_thread == 4) {
+    add_batch<kAligned, 4>(acc, p, 0);
+  } else {
+    add_batch<kAligned, 2>(acc, p, 0);
+  }
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// The last tile (once per sum), `count` floats: the same order, two loads in flight, a
+// float4 at or past the end reading as +0 (adding +0 to an accumulator that started at
+// +0 leaves its bits as they are).
+template <bool kAligned>
+__device__ float last_tile_sum(const float* tile, std::size_t count, int per_thread, unsigned rank) {
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int k0 = 0; k0 < per_thread; k0 += 2) {
+    float4 v[2];
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {
       const std::size_t i = 4 * (rank + static_cast<std::size_t>(kTeam) * (k0 + b));
-      v[b] = k0 + b >= per_thread ? make_float4(0.0f, 0.0f, 0.0f, 0.0f)
-             : kFull              ? load4<kAligned>(tile + i)
-                                  : load4_until<kAligned>(tile, i, count);
+      v[b] = load4_until<kAligned>(tile, i, count);
     }
 #pragma unroll
-    for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
+    for (int b = 0; b < 2; ++b) add4(acc, v[b]);
   }
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
@@ -144,12 +170,29 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
     if (threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s;
   }
   __syncthreads();
+  // Lane t forms tile t's sum; lane 0 then adds them left to right from shared memory
+  // (eight 16-byte reads and a chain of additions, not a chain of shuffles).
+  __shared__ __align__(16) float tile_sums[kGroup];
   if (threadIdx.x < kWarp) {
     const float* w = warp_sums[threadIdx.x];
-    const float mine = threadIdx.x < tiles ? (w[0] + w[1]) + (w[2] + w[3]) : 0.0f;
-    float s = __shfl_sync(0xffffffffu, mine, 0);
-    for (unsigned t = 1; t < tiles; ++t) s += __shfl_sync(0xffffffffu, mine, static_cast<int>(t));
-    if (threadIdx.x == 0) *out = s;
+    tile_sums[threadIdx.x] = threadIdx.x < tiles ? (w[0] + w[1]) + (w[2] + w[3]) : 0.0f;
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      float v[kGroup];
+#pragma unroll
+      for (int j = 0; j < kGroup / 4; ++j) {
+        const float4 q = reinterpret_cast<const float4*>(tile_sums)[j];
+        v[4 * j] = q.x;
+        v[4 * j + 1] = q.y;
+        v[4 * j + 2] = q.z;
+        v[4 * j + 3] = q.w;
+      }
+      float s = v[0];
+#pragma unroll
+      for (unsigned t = 1; t < kGroup; ++t)
+        if (t < tiles) s += v[t];
+      *out = s;
+    }
   }
 }
 
@@ -281,8 +324,8 @@ __global__ void __launch_bounds__(kMaxBlock)
     std::size_t next = tiles;
     if (rank == 0 && tiles > teams) next = teams + atomicAdd(scratch.next_tile, 1u);
     const float* p = in + t * tile;
-    const float v = t < full_tiles ? thread_tile_sum<kAligned, true>(p, tile, per_thread, rank)
-                                   : thread_tile_sum<kAligned, false>(p, n - t * tile, per_thread, rank);
+    const float v = t < full_tiles ? full_tile_sum<kAligned>(p, per_thread, rank)
+                                   : last_tile_sum<kAligned>(p, n - t * tile, per_thread, rank);
     const float s = warp_sum(v);
     if (lane == 0) warp_sums[team][warp] = s;
     team_sync(team);
