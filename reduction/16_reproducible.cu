@@ -159,15 +159,25 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
     for (int k = 0; k < kSmallLoads; ++k)
       v[j][k] = load4_until<kAligned>(in + t * kSmallTile, 4 * (rank + kTeam * k), count);
   }
+  // The four tiles' values, then their warp sums side by side: four independent shuffle
+  // trees, each in warp_sum's order (a tile past the end holds zeros and is not stored).
+  float s[kSmallTilesPerTeam];
 #pragma unroll
   for (int j = 0; j < kSmallTilesPerTeam; ++j) {
-    const unsigned t = team + kSmallTeams * j;
-    if (t >= tiles) break;  // the same for the whole team
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int k = 0; k < kSmallLoads; ++k) add4(acc, v[j][k]);
-    const float s = warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));
-    if (threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s;
+    s[j] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  }
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+#pragma unroll
+    for (int j = 0; j < kSmallTilesPerTeam; ++j) s[j] += __shfl_down_sync(0xffffffffu, s[j], offset);
+  }
+#pragma unroll
+  for (int j = 0; j < kSmallTilesPerTeam; ++j) {
+    const unsigned t = team + kSmallTeams * j;
+    if (t < tiles && threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s[j];
   }
   __syncthreads();
   // Lane t forms tile t's sum; lane 0 then adds them left to right from shared memory
