@@ -3,7 +3,7 @@
 // Idea: the order of the additions depends on n alone; reduction/16_reproducible_order.hpp
 // defines it and replays it on the host. Tiles of T floats, T = tile_floats(n) a power of
 // two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there are
-// about 2048 tiles or more from n = 2^21 up and enough to fill the GPU); a team of 128
+// about 1024 tiles or more from n = 2^20 up and enough to fill the GPU); a team of 128
 // threads sums a tile always the same way (thread r adds float4s r, r + 128, ...
 // component by component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile
 // sums land in scratch by tile index, and the last block (stage 13's fence and ticket)

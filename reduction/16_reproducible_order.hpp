@@ -8,7 +8,7 @@
 //
 // The order, for n floats x[0..n):
 //   1. Tiles. T = tile_floats(n), a power of two from 1024 to 32768 that depends on n only:
-//      the largest power of two not above n / 2048, clamped to that range. Tile t holds
+//      the largest power of two not above n / 1024, clamped to that range. Tile t holds
 //      x[tT .. min((t + 1)T, n)).
 //   2. Inside a tile, 128 lanes r = 0..127. Lane r keeps four accumulators (x, y, z, w),
 //      starting at +0, and adds the elements tT + 4(r + 128k) + c, k = 0, 1, ..., T/512 - 1,
@@ -38,7 +38,7 @@ namespace reduction::reproducible {
 
 constexpr std::size_t kMinTile = 1024;      // floats; two float4s per lane
 constexpr std::size_t kMaxTile = 32768;     // floats; 64 float4s per lane
-constexpr std::size_t kTargetTiles = 2048;  // at least this many tiles once n reaches 2^21
+constexpr std::size_t kTargetTiles = 1024;  // at least this many tiles once n reaches 2^20
 constexpr int kTeam = 128;                  // lanes per tile
 constexpr int kWarp = 32;
 constexpr int kGroup = 32;  // tile sums per group in step 5
@@ -54,9 +54,10 @@ REPRODUCIBLE_HD constexpr std::size_t tile_floats(std::size_t n) {
 REPRODUCIBLE_HD constexpr std::size_t tile_count(std::size_t n) { return div_up(n, tile_floats(n)); }
 REPRODUCIBLE_HD constexpr std::size_t group_count(std::size_t tiles) { return div_up(tiles, kGroup); }
 
-// Where the tile size changes (n = 2^k, k = 22..26) and the tile counts around them.
-static_assert(tile_floats(1) == 1024 && tile_floats((std::size_t{1} << 22) - 1) == 1024, "");
-static_assert(tile_floats(std::size_t{1} << 22) == 2048 && tile_floats(std::size_t{1} << 26) == 32768, "");
+// Where the tile size changes (n = 2^k, k = 21..25) and the tile counts around them.
+static_assert(tile_floats(1) == 1024 && tile_floats((std::size_t{1} << 21) - 1) == 1024, "");
+static_assert(tile_floats(std::size_t{1} << 21) == 2048 && tile_floats(std::size_t{1} << 25) == 32768 &&
+                  tile_floats((std::size_t{1} << 25) - 1) == 16384, "");
 static_assert(tile_floats(std::size_t{1} << 40) == 32768, "");
 
 // Steps 2-4: the sum of one tile of `count` floats (1 <= count <= tile).

@@ -26,11 +26,11 @@ TEST_CASE("stage 16's tile size is a power of two from 1024 to 32768 chosen by n
     if (t < ro::kMaxTile && t > ro::kMinTile) CHECK(ro::tile_count(n) >= ro::kTargetTiles);
     previous = t;
   }
-  // Where it changes: 2^22 through 2^26.
-  for (int k = 22; k <= 26; ++k) {
+  // Where it changes: 2^21 through 2^25.
+  for (int k = 21; k <= 25; ++k) {
     const std::size_t n = std::size_t{1} << k;
-    CHECK(ro::tile_floats(n - 1) == std::size_t{1} << (k - 12));
-    CHECK(ro::tile_floats(n) == std::size_t{1} << (k - 11));
+    CHECK(ro::tile_floats(n - 1) == std::size_t{1} << (k - 11));
+    CHECK(ro::tile_floats(n) == std::size_t{1} << (k - 10));
   }
   CHECK(ro::tile_count(1) == 1);
   CHECK(ro::tile_count(1025) == 2);
