@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The command lines of build/experiments/warp_tools and build/experiments/volatile_last_warp:
+--help, the refusals each makes before it looks for a GPU (exit code 2, one sentence on
+stderr naming the value, no file written), exit code 3 for a device that is not there,
+and with no GPU at all, exit 3 for a plain run with nothing written. Starts no
+measurement, so it runs with or without a GPU.
+
+usage: test_warp_tools_cli.py PATH/TO/warp_tools PATH/TO/volatile_last_warp
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+warp_tools, volatile_last_warp = sys.argv[1], sys.argv[2]
+failures = []
+passed = 0
+
+
+def run(program, args):
+    p = subprocess.run([program] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(label, ok, detail):
+    global passed
+    if ok:
+        passed += 1
+    else:
+        failures.append(f"{label}: {detail}")
+
+
+def one_sentence(name, err):
+    """One line on stderr, naming the program, ending with a full stop."""
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
+
+
+def check_refusals(program, cases, scratch):
+    name = os.path.basename(program)
+    for args, needle in cases:
+        rc, out, err = run(program, args)
+        expect(f"{name} {args}", rc == 2 and needle in err and one_sentence(name, err) and out == "",
+               f"exit {rc} (expected 2), stdout {out!r}, stderr {err!r} (expected one sentence with {needle!r})")
+    expect(f"{name}: no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+
+
+def check_no_device(program, args, scratch):
+    name = os.path.basename(program)
+    rc, out, err = run(program, ["--device", "1023"] + args)
+    expect(f"{name} --device 1023", rc == 3 and one_sentence(name, err) and out == "",
+           f"exit {rc} (expected 3), stdout {out!r}, stderr {err!r}")
+    if "No CUDA device" in err:  # this machine has no GPU at all
+        rc, out, err = run(program, args)
+        expect(f"{name} without a GPU", rc == 3 and "No CUDA device" in err and one_sentence(name, err),
+               f"exit {rc} (expected 3), stderr {err!r}")
+    expect(f"{name}: no file written without a device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+
+
+# ---- warp_tools ---------------------------------------------------------------------------
+
+rc, out, err = run(warp_tools, ["--help"])
+expect("warp_tools --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+for needle in ("usage: warp_tools", "--n N", "--csv FILE", "--json FILE", "--device D", "--reps R", "--warm-l2",
+               "__reduce_add_sync", "__ballot_sync", "cooperative_groups::reduce", "u32-reduce-add", "f32-ballot",
+               "chapters/08_warp_shuffles.md", "chapters/09_cooperative_groups.md", "Exit codes"):
+    expect(f"warp_tools --help names {needle!r}", needle in out, f"output {out!r}")
+
+with tempfile.TemporaryDirectory() as scratch:
+    missing = os.path.join(scratch, "no", "such", "dir")
+    check_refusals(warp_tools, [
+        (["bogus"], "unexpected argument 'bogus'"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--n"], "option --n needs a value"),
+        (["--n", "0"], "--n"),
+        (["--n", "2^31"], "--n"),
+        (["--n", "-5"], "--n"),
+        (["--n", "1e6"], "--n"),
+        (["--reps", "0"], "--reps"),
+        (["--csv", f"{missing}/x.csv"], f"{missing}/x.csv"),
+        ([f"--json={missing}/x.json"], f"{missing}/x.json"),
+        (["--csv", os.path.join(scratch, "a.csv"), "--json", os.path.join(scratch, "a.csv")], "a.csv"),
+        (["--device", "x"], "--device 'x'"),
+        # A bad option after a good output file: refused before anything is written.
+        (["--csv", os.path.join(scratch, "a.csv"), "--n", "0"], "--n"),
+    ], scratch)
+    check_no_device(warp_tools, ["--n", "1000", "--csv", os.path.join(scratch, "r.csv")], scratch)
+
+# ---- volatile_last_warp -------------------------------------------------------------------
+
+rc, out, err = run(volatile_last_warp, ["--help"])
+expect("volatile_last_warp --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+for needle in ("usage: volatile_last_warp", "--variant V", "volatile, syncwarp or shuffle", "--n N", "--device D",
+               "racecheck", "chapters/08_warp_shuffles.md", "Exit codes"):
+    expect(f"volatile_last_warp --help names {needle!r}", needle in out, f"output {out!r}")
+
+with tempfile.TemporaryDirectory() as scratch:
+    check_refusals(volatile_last_warp, [
+        (["--variant", "lockstep"], "--variant 'lockstep'"),
+        (["--variant"], "option --variant needs a value"),
+        (["--n", "0"], "--n"),
+        (["--n", "2^21"], "--n"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["extra"], "unexpected argument 'extra'"),
+    ], scratch)
+    check_no_device(volatile_last_warp, ["--variant", "syncwarp"], scratch)
+
+for f in failures:
+    print("FAIL:", f)
+print(f"warp tools command lines: {passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
