@@ -14,24 +14,10 @@
 
 namespace {
 
-const std::vector<std::size_t> kSizes = {1,
-                                         2,
-                                         31,
-                                         32,
-                                         33,
-                                         100,
-                                         255,
-                                         256,
-                                         257,
-                                         1000,
-                                         1023,
-                                         1025,
-                                         4097,
-                                         8191,
-                                         65535,
-                                         270000,
-                                         (std::size_t{1} << 20) + 7,
-                                         (std::size_t{1} << 24) + 1};
+// Partly full warps and blocks first (the last block has threads with no element below
+// one element per thread), then 2^20 + 7 and 2^24 + 1, which fill the GPU.
+const std::vector<std::size_t> kSizes = {1,    2,    31,   32,   33,    100,    255,     256,     257,
+                                         1000, 1023, 1025, 4097, 65535, 270000, 1048583, 16777217};
 
 // The design's sum of `host` on the GPU, its output poisoned first with `poison`.
 template <typename T>
