@@ -28,8 +28,8 @@ warp_tools=$BUILD_DIR/experiments/warp_tools
 last_warp=$BUILD_DIR/experiments/volatile_last_warp
 gpu_test=$BUILD_DIR/tests/gpu_warp_tools_tests
 
-fail_usage() {
-  echo "$program: $1" >&2
+fail_usage() { # the arguments, joined by spaces, are one sentence
+  echo "$program: $*" >&2
   exit 2
 }
 for p in "$warp_tools" "$last_warp"; do
@@ -37,10 +37,13 @@ for p in "$warp_tools" "$last_warp"; do
     "cmake --build BUILD_DIR --target experiment_$(basename "$p")) and set BUILD_DIR to its build directory."
 done
 sanitizer=$(find_cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}")
-[ -n "$sanitizer" ] && [ -x "$sanitizer" ] ||
+if [ -z "$sanitizer" ] || [ ! -x "$sanitizer" ]; then
   fail_usage "compute-sanitizer was not found (looked on PATH, in \$CUDA_HOME/bin and /usr/local/cuda/bin); it comes" \
     "with the CUDA toolkit: add its bin directory to PATH or set COMPUTE_SANITIZER."
-mkdir -p "$OUT" 2>/dev/null && [ -w "$OUT" ] || fail_usage "OUT '$OUT' is not a folder this script can write to."
+fi
+if ! mkdir -p "$OUT" 2>/dev/null || [ ! -w "$OUT" ]; then
+  fail_usage "OUT '$OUT' is not a folder this script can write to."
+fi
 
 # A plain run first: with no GPU, stop before any file is written.
 probe=$("$last_warp" --variant shuffle 2>&1)

@@ -53,8 +53,8 @@ TEST_CASE("warp tools: every float design is within its bound, partly full warps
             common::check_sum(result, common::reference_sum(host), warp_tools::float_depth(n, grid), n);
         INFO(d.key << " n=" << n << " pattern=" << common::pattern_name(p) << " grid=" << grid << ": " << c.detail);
         CHECK(c.ok);
-        // All ones: every partial sum is an exact integer, so every order gives n.
-        if (p == common::Pattern::ones) CHECK(result == static_cast<float>(n));
+        // All ones up to 2^24: every partial sum is an exact integer, so every order gives n.
+        if (p == common::Pattern::ones && n <= (std::size_t{1} << 24)) CHECK(result == static_cast<float>(n));
       }
     }
   }
