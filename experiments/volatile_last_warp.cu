@@ -100,8 +100,7 @@ void launch(Variant v, const float* in, unsigned n, float* out) {
 }
 
 int run(const std::vector<Variant>& variants, std::size_t n, int device) {
-  const common::DeviceInfo info = common::query_device(device);
-  CUDA_CHECK(cudaSetDevice(device));
+  const common::DeviceInfo info = common::query_device(device);  // also makes it the current device
   const std::vector<float> host = common::make_input(common::Pattern::uniform, 1, n);
   const common::Reference ref = common::reference_sum(host);
   common::DeviceBuffer<float> in(n);

@@ -53,6 +53,7 @@ if [ "$probe_rc" -eq 3 ]; then
   exit 3
 fi
 device=$(sed -n 's/^volatile_last_warp on \(.*\) (compute capability.*/\1/p' <<<"$probe")
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 2>/dev/null | head -1 || true)
 status=0
 
 echo "=== GPU test of the warp-step designs"
@@ -121,6 +122,7 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 } >"$work/racecheck.txt"
 {
   echo "# device: ${device:-unknown}"
+  [ -z "$driver" ] || echo "# driver: $driver"
   echo "# tool: ${sanitizer_version:-compute-sanitizer}"
   echo "# commit: $commit"
   echo "# date: $date"
