@@ -1,9 +1,10 @@
 // What test_single_pass_file_a.cu and test_single_pass_file_b.cu both run: every path of
 // single_pass/single_pass.cuh (one block, one cluster, the tagged ticket for 4-byte values
-// and the released ticket for 8-byte values) from the file that includes this, checked
-// against host references. Everything here has internal linkage, so each file runs its
-// own copy; the library's own functions are whatever copy the linker keeps, which is the
-// situation of a client with two .cu files.
+// and the released ticket for 8-byte values) for float, double, int32, int64 and uint32,
+// from the file that includes this, checked against host references. Everything here has
+// internal linkage, so each file runs its own copy; the library's own functions are
+// whatever copy the linker keeps, which is the situation of a client with two .cu files.
+// scripts/sanitize_library.sh runs this binary under compute-sanitizer's four tools.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -90,9 +91,11 @@ void every_path(const char* file) {
     INFO(file << ": n=" << n << " sizeof(T)=" << sizeof(T) << " grid=" << grid);
     const T sum = reduce_on_gpu<T, g::Sum>(host, ws, stream.get());
     if constexpr (std::is_integral_v<T>) {
-      std::int64_t ref = 0;
-      for (T x : host) ref += x;
-      CHECK(static_cast<std::int64_t>(sum) == ref);
+      // Exact, modulo 2^(bits of T).
+      using U = std::make_unsigned_t<T>;
+      std::uint64_t ref = 0;
+      for (T x : host) ref += static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
+      CHECK(static_cast<U>(sum) == static_cast<U>(ref));
     } else {
       CHECK(sum_is_close(sum, host));
     }
@@ -138,6 +141,8 @@ inline void run_from(const char* file) {
   every_path<float>(file);
   every_path<double>(file);
   every_path<int>(file);
+  every_path<long long>(file);
+  every_path<std::uint32_t>(file);
   own_cluster_kernel<float>(file);
   own_cluster_kernel<double>(file);
 }
