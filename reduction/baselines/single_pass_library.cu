@@ -30,9 +30,7 @@ LaunchPlan plan(std::size_t n, int /*block*/, const common::DeviceInfo& device) 
   return p;
 }
 
-void launch(const StageArgs& a) {
-  sp::launch<float, sp::Sum>(a.in, a.n, a.out, a.scratch, a.grid, a.stream);
-}
+void launch(const StageArgs& a) { sp::launch<float, sp::Sum>(a.in, a.n, a.out, a.scratch, a.grid, a.stream); }
 
 }  // namespace
 
@@ -40,7 +38,7 @@ Stage describe_single_pass_library() {
   Stage s;
   s.kind = Kind::baseline;
   s.id = "library";
-  s.title = "reduction::single_pass library";
+  s.title = "single_pass library";
   s.source = "reduction/baselines/single_pass_library.cu";
   s.chapter = "single_pass/README.md";
   s.blocks.configurable = false;
