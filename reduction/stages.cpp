@@ -34,6 +34,7 @@ Stage describe_thrust();
 Stage describe_one_thread();
 Stage describe_atomic_per_element();
 Stage describe_one_block();
+Stage describe_single_pass_library();
 
 const std::vector<Stage>& registry() {
   static const std::vector<Stage> stages = {
@@ -60,6 +61,7 @@ const std::vector<Stage>& registry() {
       describe_one_thread(),
       describe_atomic_per_element(),
       describe_one_block(),
+      describe_single_pass_library(),
   };
   return stages;
 }

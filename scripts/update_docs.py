@@ -1016,6 +1016,14 @@ def default_documents(root: Path) -> list[Path]:
     return docs + sorted((root / "chapters").glob("*.md"))
 
 
+def library_documents(root: Path, results: Path) -> list[Path]:
+    """single_pass/README.md, whose performance table comes from library_sweep.csv: one of the
+    default documents once that file is in the results folder (until it is measured the README
+    holds an empty table region and says so)."""
+    readme = root / "single_pass" / "README.md"
+    return [readme] if readme.is_file() and (results / "library_sweep.csv").is_file() else []
+
+
 def display(path: Path, root: Path) -> Path:
     try:
         return path.resolve().relative_to(root.resolve())
@@ -1043,7 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     results = (args.results or root / "results" / "h200").resolve()
     ctx = Context(root, results)
-    docs = [p.resolve() for p in args.files] if args.files else default_documents(root)
+    docs = [p.resolve() for p in args.files] if args.files else default_documents(root) + library_documents(root, results)
     try:
         for p in docs:
             if not p.is_file():

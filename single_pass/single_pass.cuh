@@ -1,6 +1,6 @@
-// A single-pass reduction, header-only and generic: any value type whose size
-// divides 16 bytes (float, double, int32, ...) and any associative operator
-// (Sum, Min, Max below, or your own functor with identity()).
+// A single-pass reduction, header-only and generic: value types of 4 or 8 bytes
+// (float, double, int32, uint32, int64, uint64) and any associative, commutative
+// operator (Sum, Min, Max below, or your own functor with identity()).
 //
 // One kernel launch does everything:
 //   1. every block reads one contiguous chunk of the input as 16-byte vectors,
@@ -22,14 +22,21 @@
 // chapters 13 to 15 explain them.
 //
 // Usage (README.md beside this file has the API, the guarantees and the known limits):
-//   reduction::generic::Workspace ws(device);   // one per device *and stream*: zeroed ticket + partials
+//   reduction::generic::Workspace ws(device, stream);  // zeroed ticket + partials, bound to `stream`
 //   reduction::generic::reduce<float, reduction::generic::Sum>(in, n, out, ws, stream);
-// Two sums in flight at once on one Workspace (on two streams, say) share its ticket:
-// the result can be wrong or the GPU can hang. Give each stream its own Workspace.
+// A Workspace serves one stream: the stream given to its constructor, or else the stream
+// of its first call. A call on any other stream throws std::invalid_argument naming both
+// streams, because two sums in flight on one ticket could hang the GPU. Give each stream
+// its own Workspace.
+//
+// Any number of source files may include this header and call reduce: each .cu file
+// compiles its own copy of each kernel (nvcc gives template kernels internal linkage),
+// so the per-kernel set-up is remembered per kernel address and device (KernelAnswers).
 #pragma once
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 
 #include <atomic>
 #include <cfloat>
@@ -38,10 +45,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace reduction::generic {
 
@@ -106,6 +116,16 @@ struct Max {
 };
 
 // ---- device building blocks -------------------------------------------------------
+
+// The value types the kernels take: 4 or 8 bytes (a tagged slot holds a 4-byte value
+// beside its 32-bit tag; the warp shuffles move 4 or 8 bytes), trivially copyable.
+template <typename T>
+constexpr void check_value_type() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8,
+                "reduction::generic: the value type must be 4 or 8 bytes (float, double, int32, uint32, int64, "
+                "uint64); 1-, 2- and 16-byte types are not supported");
+  static_assert(std::is_trivially_copyable_v<T>, "reduction::generic: the value type must be trivially copyable");
+}
 
 template <typename T>
 struct alignas(16) Pack {
@@ -339,11 +359,11 @@ __device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::s
 constexpr std::size_t kTagOffset = 64;
 constexpr std::size_t kSlotsOffset = 128;
 
-// Values of 4 bytes or fewer travel in a tagged slot: one 64-bit word holding the
-// launch's tag (high half) and the value's bits (low half). Wider values are stored
-// plainly and published with a __threadfence before the ticket.
+// Values of 4 bytes travel in a tagged slot: one 64-bit word holding the launch's tag
+// (high half) and the value's bits (low half). 8-byte values are stored plainly and
+// published by the ticket's release (finish_with_ticket).
 template <typename T>
-constexpr bool kTaggedSlots = sizeof(T) <= 4;
+constexpr bool kTaggedSlots = sizeof(T) == 4;
 
 template <typename T>
 __device__ __forceinline__ unsigned long long tag_value(unsigned tag, T v) {
@@ -362,12 +382,14 @@ __device__ __forceinline__ T untag_value(unsigned long long word) {
 
 // Any n: every block does steps 1-2, then the last block to finish adds the partials.
 //
-// The last block must see every other block's value. The plain way is: store it,
-// __threadfence() (wait until the store is visible device-wide), then take the ticket,
-// three trips to L2 in a row before the last block can start adding. For values of 4
-// bytes or fewer the kernel skips the fence: each block stores {tag, value} as one
-// 64-bit word and takes its ticket at once. The last block may then read a word before
-// its store has landed, so it reads each word until the word carries this launch's tag.
+// The last block must see every other block's value. The plain way (8-byte values) is:
+// store it, then take the ticket with a release (the store is visible device-wide before
+// the ticket moves), and the last block's acquire on the ticket makes every released
+// store visible to it: three trips to L2 in a row before the last block can start
+// adding. For 4-byte values the kernel needs no release: each block stores {tag, value}
+// as one 64-bit word and takes its ticket at once. The last block may then read a word
+// before its store has landed, so it reads each word until the word carries this
+// launch's tag.
 // The tag comes from the scratch (one more than the last launch's), read at the start
 // while the data loads are in flight; the last block writes it back for the next launch.
 // Tags repeat only after 2^32 launches on one scratch area.
@@ -399,9 +421,13 @@ __device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restr
       asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
       launch_tag = tag;
     } else {
+      // Release: this block's slot store happens before its ticket. Acquire: the block
+      // that takes the last ticket reads from the ticket's release sequence (every
+      // block's add), so every block's slot store happens before its reads below; the
+      // __syncthreads() after this extends that to all of its threads.
       reinterpret_cast<T*>(scratch + kSlotsOffset)[blockIdx.x] = v;
-      __threadfence();  // the value is visible device-wide before the ticket is taken
-      taken = atomicAdd(ticket, 1u);
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*ticket);
+      taken = counter.fetch_add(1u, cuda::memory_order_acq_rel);
     }
     is_last = taken == gridDim.x - 1;
   }
@@ -409,7 +435,8 @@ __device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restr
   if (!is_last) return;
 
   // The last block adds the values in index order. Its reads go to L2 (relaxed.gpu
-  // or __ldcg), never to a stale L1 line.
+  // or __ldcg), never to a stale L1 line; what makes them see the other blocks' values
+  // is the tag (4-byte values) or the ticket's acquire (8-byte values).
   T w = Op::template identity<T>();
   if constexpr (kTaggedSlots<T>) {
     const auto* slots = reinterpret_cast<const unsigned long long*>(scratch + kSlotsOffset);
@@ -535,54 +562,77 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
-// What `ask(device)` answers for the current device (a count, never negative), asked on
-// the first call for each device and remembered in `known` (the answer + 1; 0 while not
-// yet asked) for later calls. Devices past the first kRememberedDevices are asked each time.
-constexpr int kRememberedDevices = 64;
+// Answers about one kernel on one device (the cluster size it can take, the blocks per SM
+// it can keep resident), asked once and remembered for later calls. They are keyed on the
+// kernel's address, not on its template arguments: every .cu file that includes this
+// header compiles its own copy of each kernel, at its own address, and an attribute set
+// with cudaFuncSetAttribute holds only for the copy it was set on. A function-local
+// static shared by all files (one per template instance) would set the attribute on the
+// first file's copy and then let another file launch its own copy without it. So each
+// launch site asks with the address it launches, and the table is shared: one mutex,
+// a short list (one entry per kernel, question and device), looked up once per call.
+enum class Question { cluster_blocks, blocks_per_sm };
 
-template <typename Ask>
-int once_per_device(std::atomic<int> (&known)[kRememberedDevices], Ask ask) {
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  const bool remembered = device >= 0 && device < kRememberedDevices;
-  if (remembered) {
-    const int v = known[device].load(std::memory_order_relaxed);
-    if (v != 0) return v - 1;
+class KernelAnswers {
+ public:
+  template <typename Ask>
+  int get(const void* kernel, Question question, Ask ask) {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& e : entries_)
+      if (e.kernel == kernel && e.question == question && e.device == device) return e.answer;
+    const int answer = ask(device);
+    entries_.push_back(Entry{kernel, question, device, answer});
+    return answer;
   }
-  const int answer = ask(device);
-  if (remembered) known[device].store(answer + 1, std::memory_order_relaxed);
-  return answer;
+
+ private:
+  struct Entry {
+    const void* kernel;
+    Question question;
+    int device;
+    int answer;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+inline KernelAnswers& kernel_answers() {
+  static KernelAnswers answers;
+  return answers;
 }
 
-// Blocks per cluster for the cluster path on the current device: 16 where a cluster of
-// 16 of these blocks can be resident (a non-portable size, allowed on the H100 and
-// H200), else 8 (the portable limit), else 0 (no clusters: compute capability below
-// 9.0). Asked once per device and kernel, then remembered.
-template <typename T, typename Op, int kBlock, int kUnroll>
-int cluster_blocks() {
-  static std::atomic<int> known[kRememberedDevices];
-  return once_per_device(known, [](int device) {
+// Blocks per cluster that `kernel` (a cluster_kernel instance of kBlock threads) can be
+// launched with on the current device: 16 where a cluster of 16 of its blocks can be
+// resident (a non-portable size, allowed on the H100 and H200, after
+// cudaFuncSetAttribute(kernel, NonPortableClusterSizeAllowed) on this very address), else
+// 8 (the portable limit), else 0 (no clusters: compute capability below 9.0).
+template <typename Kernel>
+int cluster_blocks_for(Kernel kernel, int block) {
+  const void* key = reinterpret_cast<const void*>(kernel);
+  return kernel_answers().get(key, Question::cluster_blocks, [kernel, block](int device) {
     int major = 0;
     check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-    int blocks = 0;
-    if (major >= 9) {
-      const auto kernel = cluster_kernel<T, Op, kBlock, kUnroll>;
-      for (int c : {16, 8}) {
-        if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
-          cudaGetLastError();  // not allowed here: try the portable size
-          continue;
-        }
-        const ClusterLaunch probe(static_cast<unsigned>(c), kBlock, nullptr);
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.config) == cudaSuccess && clusters > 0) {
-          blocks = c;
-          break;
-        }
-        cudaGetLastError();
+    if (major < 9) return 0;
+    for (int c : {16, 8}) {
+      if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        cudaGetLastError();  // not allowed here: try the portable size
+        continue;
       }
+      const ClusterLaunch probe(static_cast<unsigned>(c), block, nullptr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.config) == cudaSuccess && clusters > 0) return c;
+      cudaGetLastError();
     }
-    return blocks;
+    return 0;
   });
+}
+
+// The same for the cluster kernel of these template arguments, as this file sees it.
+template <typename T, typename Op, int kBlock, int kUnroll>
+int cluster_blocks() {
+  return cluster_blocks_for(cluster_kernel<T, Op, kBlock, kUnroll>, kBlock);
 }
 
 // Blocks of the ticket path for n elements: enough to fill the GPU (resident blocks
@@ -592,10 +642,10 @@ int cluster_blocks() {
 // that reduce() costs no occupancy query after its first call on a device.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned ticket_grid(std::size_t n, int sm_count) {
-  static std::atomic<int> known[kRememberedDevices];
-  int per_sm = once_per_device(known, [](int) {
+  const auto kernel = single_pass_kernel<T, Op, kBlock, kUnroll>;
+  int per_sm = kernel_answers().get(reinterpret_cast<const void*>(kernel), Question::blocks_per_sm, [kernel](int) {
     int blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, single_pass_kernel<T, Op, kBlock, kUnroll>, kBlock, 0),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return blocks;
   });
@@ -613,6 +663,7 @@ unsigned ticket_grid(std::size_t n, int sm_count) {
 // cluster path; otherwise the ticket path's grid.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 unsigned grid_for(std::size_t n, int sm_count) {
+  check_value_type<T>();
   if (fits_one_block<T, kBlock>(n)) return 1;
   const int cluster = cluster_blocks<T, Op, kBlock, kUnroll>();
   if (cluster > 0 && fits_cluster<T, kBlock>(n, cluster)) return static_cast<unsigned>(cluster);
@@ -627,13 +678,20 @@ std::size_t chunk_for(const T* in, std::size_t n, unsigned grid) {
   return (chunk + kBlock - 1) / kBlock * kBlock;
 }
 
-// Enqueues cluster_kernel as one cluster of `blocks` blocks (8, or 16 where
-// cluster_blocks() allowed it).
+// Enqueues cluster_kernel as one cluster of `blocks` blocks. The cluster sizes this
+// kernel copy takes are asked (and the non-portable size allowed) with the address that
+// is launched here, so that the set-up always belongs to the launched copy; a size above
+// what the device allows is refused before the launch.
 template <typename T, typename Op, int kBlock, int kUnroll>
 void launch_cluster(const T* in, std::size_t n, T* out, unsigned blocks, cudaStream_t stream, Op op = Op{}) {
+  const auto kernel = cluster_kernel<T, Op, kBlock, kUnroll>;
+  const int most = cluster_blocks_for(kernel, kBlock);
+  if (blocks == 0 || static_cast<int>(blocks) > most)
+    throw std::invalid_argument("reduction::generic::launch_cluster: a cluster of " + std::to_string(blocks) +
+                                " blocks is not possible here; this device takes 1 to " + std::to_string(most) +
+                                " blocks of " + std::to_string(kBlock) + " threads per cluster.");
   const ClusterLaunch cluster(blocks, kBlock, stream);
-  check(cudaLaunchKernelEx(&cluster.config, cluster_kernel<T, Op, kBlock, kUnroll>, in, n,
-                           chunk_for<T, kBlock>(in, n, blocks), out, op),
+  check(cudaLaunchKernelEx(&cluster.config, kernel, in, n, chunk_for<T, kBlock>(in, n, blocks), out, op),
         "cluster_kernel launch");
 }
 
@@ -649,7 +707,7 @@ std::size_t scratch_bytes(unsigned grid) {
 // tag ready for the next launch.
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
-  static_assert(16 % sizeof(T) == 0, "the value type's size must divide 16 bytes");
+  check_value_type<T>();
   if (grid == 1 && fits_one_block<T, kBlock>(n)) {
     single_block_kernel<T, Op, kBlock, kSmallLoads><<<1, kBlock, 0, stream>>>(in, static_cast<unsigned>(n), out, op);
     check(cudaGetLastError(), "single_block_kernel launch");
@@ -665,36 +723,93 @@ void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cu
   check(cudaGetLastError(), "single_pass_kernel launch");
 }
 
-// Owns a zeroed scratch area big enough for any n on this device.
+// How a stream is named in an error message.
+inline std::string stream_name(cudaStream_t stream) {
+  if (stream == nullptr) return "the default stream (0)";
+  if (stream == cudaStreamLegacy) return "cudaStreamLegacy";
+  if (stream == cudaStreamPerThread) return "cudaStreamPerThread";
+  std::ostringstream name;
+  name << "stream " << static_cast<const void*>(stream);
+  return name.str();
+}
+
+// Owns a zeroed scratch area big enough for any n on one device, and serves one stream.
+//
+// Why one stream: the ticket path keeps a counter and the partials in this memory. Two
+// sums in flight at once on it (on two streams, say) would count each other's blocks:
+// a last block could add slots that the other sum has not written yet, or wait for tags
+// that never come, and hang the GPU. Sums on one stream run one after the other, so a
+// Workspace bound to one stream is safe; a call on any other stream is refused with
+// std::invalid_argument, before anything is enqueued. The stream is the constructor's,
+// or else that of the first call. (cudaStreamPerThread names a different stream in each
+// host thread: a Workspace used with it must stay in one host thread.)
 class Workspace {
  public:
-  explicit Workspace(int device = 0) {
-    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    int max_threads = 0;
-    check(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-          "cudaDeviceGetAttribute");
-    // Never more resident blocks than threads per SM / 32 (the smallest block), times SMs;
-    // 16 bytes per slot (the widest value type).
-    bytes_ = kSlotsOffset + static_cast<std::size_t>(sm_count_) * static_cast<std::size_t>(max_threads / 32) * 16;
-    check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
-    check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
+  // Not bound yet: the first call's stream becomes its stream.
+  explicit Workspace(int device = 0) { allocate(device); }
+  // Bound to `stream` from the start.
+  Workspace(int device, cudaStream_t stream) {
+    allocate(device);
+    bound_.store(reinterpret_cast<std::uintptr_t>(stream), std::memory_order_relaxed);
   }
   ~Workspace() { cudaFree(ptr_); }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
   int sm_count() const { return sm_count_; }
+  int device() const { return device_; }
+
+  // Binds the workspace to `stream` if it is not bound yet; throws std::invalid_argument
+  // naming both streams if it is bound to another one. Thread-safe.
+  void use_on(cudaStream_t stream) const {
+    const auto wanted = reinterpret_cast<std::uintptr_t>(stream);
+    std::uintptr_t current = kUnbound;
+    if (bound_.compare_exchange_strong(current, wanted, std::memory_order_relaxed) || current == wanted) return;
+    throw std::invalid_argument("reduction::generic::reduce: this Workspace is bound to " +
+                                stream_name(reinterpret_cast<cudaStream_t>(current)) + " but was called on " +
+                                stream_name(stream) +
+                                "; two sums in flight on one workspace share its ticket, so give each stream its "
+                                "own Workspace.");
+  }
 
  private:
+  static constexpr std::uintptr_t kUnbound = ~std::uintptr_t{0};  // no stream has this handle
+
+  void allocate(int device) {
+    int previous = 0;
+    check(cudaGetDevice(&previous), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
+    device_ = device;
+    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    int max_threads = 0;
+    check(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+          "cudaDeviceGetAttribute");
+    // Never more resident blocks than threads per SM / 32 (the smallest block), times SMs;
+    // 16 bytes per slot (wider than any value type takes).
+    bytes_ = kSlotsOffset + static_cast<std::size_t>(sm_count_) * static_cast<std::size_t>(max_threads / 32) * 16;
+    check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
+    // Zeroed and waited for here, so that a first call on any stream (non-blocking ones
+    // included) finds the memory zeroed.
+    check(cudaMemsetAsync(ptr_, 0, bytes_, nullptr), "cudaMemsetAsync");
+    check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+    check(cudaSetDevice(previous), "cudaSetDevice");
+  }
+
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   int sm_count_ = 0;
+  int device_ = 0;
+  mutable std::atomic<std::uintptr_t> bound_{kUnbound};
 };
 
-// The one-line API: reduce n values of `in` into *out (device pointers) with `op`.
+// The one-line API: reduce n values of `in` into *out (device pointers) with `op`, on
+// `stream`, which must be the workspace's stream (Workspace).
 template <typename T, typename Op = Sum>
 void reduce(const T* in, std::size_t n, T* out, const Workspace& ws, cudaStream_t stream = nullptr, Op op = Op{}) {
+  check_value_type<T>();
   if (n == 0) throw std::invalid_argument("reduction::generic::reduce: n must be at least 1");
+  ws.use_on(stream);
   const unsigned grid = grid_for<T, Op>(n, ws.sm_count());
   launch<T, Op>(in, n, out, ws.get(), grid, stream, op);
 }

@@ -1,9 +1,18 @@
-// single_pass/single_pass.cuh as a library: sum, min and max over float, double and
-// int32, against host references (integers exactly).
+// single_pass/single_pass.cuh as a library: sum, min and max over float, double, int32,
+// int64 and uint32, and user operators, against host references (integers exactly), at
+// n on both sides of every path's limit and with misaligned pointers; several streams at
+// once and a workspace called on the wrong stream, under a deadline.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
@@ -50,9 +59,24 @@ T run_on_gpu(const std::vector<T>& host, std::size_t offset, const g::Workspace&
   return result;
 }
 
+// n = 1 and one below, at and above each path's limit for T at the default block size:
+// the one-block kernel's, the cluster's of 8 and of 16 blocks (on Hopper; the ticket
+// path elsewhere).
+template <typename T>
+std::vector<std::size_t> boundary_sizes() {
+  const std::size_t one_block = std::size_t{g::kDefaultBlock} * g::kSmallLoads * g::Pack<T>::kCount;
+  const std::size_t cluster8 = std::size_t{8} * g::kDefaultBlock * g::kClusterLoads * g::Pack<T>::kCount;
+  std::vector<std::size_t> sizes = {1};
+  for (std::size_t limit : {one_block, cluster8, 2 * cluster8})
+    for (std::size_t n : {limit - 1, limit, limit + 1}) sizes.push_back(n);
+  return sizes;
+}
+
 template <typename T>
 void check_type(const g::Workspace& ws) {
-  for (std::size_t n : kSizes) {
+  std::vector<std::size_t> sizes = kSizes;
+  for (std::size_t n : boundary_sizes<T>()) sizes.push_back(n);
+  for (std::size_t n : sizes) {
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       const auto host = make_values<T>(n + offset, 7 + n);
       const auto first = host.begin() + static_cast<std::ptrdiff_t>(offset);
@@ -62,9 +86,11 @@ void check_type(const g::Workspace& ws) {
       CHECK(run_on_gpu<T, g::Max>(host, offset, ws) == *std::max_element(first, host.end()));
       const T sum = run_on_gpu<T, g::Sum>(host, offset, ws);
       if constexpr (std::is_integral_v<T>) {
-        std::int64_t ref = 0;
-        for (auto it = first; it != host.end(); ++it) ref += *it;
-        CHECK(static_cast<std::int64_t>(sum) == ref);  // |sum| < 2^31 for these sizes: exact
+        // Exact, modulo 2^(bits of T) (unsigned values from negative ones wrap).
+        using U = std::make_unsigned_t<T>;
+        std::uint64_t ref = 0;
+        for (auto it = first; it != host.end(); ++it) ref += static_cast<std::uint64_t>(static_cast<std::int64_t>(*it));
+        CHECK(static_cast<U>(sum) == static_cast<U>(ref));
       } else {
         double ref = 0.0, abs_sum = 0.0;
         for (auto it = first; it != host.end(); ++it) {
@@ -95,6 +121,68 @@ TEST_CASE("generic single pass: double sum, min, max", "[gpu][generic]") {
 TEST_CASE("generic single pass: int32 sum (exact), min, max", "[gpu][generic]") {
   g::Workspace ws;
   check_type<int>(ws);
+}
+
+TEST_CASE("generic single pass: int64 sum (exact), min, max", "[gpu][generic]") {
+  g::Workspace ws;
+  check_type<long long>(ws);
+}
+
+TEST_CASE("generic single pass: uint32 sum (exact modulo 2^32), min, max", "[gpu][generic]") {
+  g::Workspace ws;
+  check_type<std::uint32_t>(ws);
+}
+
+namespace {
+
+// User operators: the largest magnitude (identity 0) and a bitwise or (identity 0).
+struct MaxAbs {
+  template <typename T>
+  __host__ __device__ static T identity() {
+    return T(0);
+  }
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return fabs(a) < fabs(b) ? fabs(b) : fabs(a);
+  }
+};
+
+struct BitOr {
+  template <typename T>
+  __host__ __device__ static T identity() {
+    return T(0);
+  }
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return a | b;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("generic single pass: user operators (max-abs of floats, bitwise or of uint32)", "[gpu][generic]") {
+  g::Workspace ws;
+  std::vector<std::size_t> sizes = boundary_sizes<float>();
+  sizes.push_back((std::size_t{1} << 22) + 3);
+  for (std::size_t n : sizes) {
+    for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      INFO("n=" << n << " offset=" << offset);
+      const auto floats = make_values<float>(n + offset, 41 + n);
+      float most = 0.0f;
+      for (std::size_t i = offset; i < floats.size(); ++i) most = std::max(most, std::fabs(floats[i]));
+      CHECK(run_on_gpu<float, MaxAbs>(floats, offset, ws) == most);
+      // One bit per element position modulo 32, set only where the hash says so: the or
+      // of all must have exactly the bits that some element has.
+      std::vector<std::uint32_t> words(n + offset);
+      std::uint32_t ored = 0;
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::uint64_t h = common::hash64(77, i);
+        words[i] = (h % 3 == 0) ? (1u << (i % 32)) & static_cast<std::uint32_t>(h >> 32) : 0u;
+        if (i >= offset) ored |= words[i];
+      }
+      CHECK(run_on_gpu<std::uint32_t, BitOr>(words, offset, ws) == ored);
+    }
+  }
 }
 
 TEST_CASE("generic single pass: int32 sums wrap around like two's complement", "[gpu][generic]") {
@@ -220,4 +308,114 @@ TEST_CASE("generic single pass: 8-byte values take the fenced ticket and leave t
   const TicketState s = read_ticket_state(ws, 1);
   CHECK(s.ticket == 0u);
   CHECK(s.tag == 0u);
+}
+
+namespace {
+
+// Waits for `stream` until `seconds` have passed; past that the sums are hung, and the
+// test binary stops at once with a message instead of stalling the suite (ctest's
+// TIMEOUT is the second line of defence).
+void wait_or_fail(cudaStream_t stream, double seconds, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) FAIL(what << ": the stream reported " << cudaGetErrorString(e));
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "FAIL: %s did not finish within %.0f s: the GPU is hung\n", what.c_str(), seconds);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("generic single pass: sums on several streams at once, each with its own workspace",
+          "[gpu][generic][streams]") {
+  constexpr int kStreams = 4;
+  constexpr int kRounds = 20;
+  // A ticket-path size (the issue's), a cluster-path size and a one-block size.
+  for (std::size_t n : {(std::size_t{1} << 22) + 3, std::size_t{100003}, std::size_t{4097}}) {
+    INFO("n=" << n);
+    const auto host = make_values<float>(n, 2024 + n);
+    double ref = 0.0, abs_sum = 0.0;
+    for (float x : host) {
+      ref += x;
+      abs_sum += std::fabs(x);
+    }
+    const double bound = (static_cast<double>(n) / 1024.0 + 64.0) * 0x1p-24 * abs_sum;
+    common::DeviceBuffer<float> in(n);
+    common::copy_to_device(in.get(), host.data(), n * sizeof(float));
+    std::vector<std::unique_ptr<common::CudaStream>> streams;
+    std::vector<std::unique_ptr<g::Workspace>> workspaces;
+    for (int s = 0; s < kStreams; ++s) {
+      streams.push_back(std::make_unique<common::CudaStream>());
+      workspaces.push_back(std::make_unique<g::Workspace>(0, streams.back()->get()));
+    }
+    common::DeviceBuffer<float> out(static_cast<std::size_t>(kStreams) * kRounds);
+    CUDA_CHECK(cudaMemset(out.get(), 0xff, out.bytes()));  // NaN: an unwritten result fails
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // Every sum on every stream is enqueued before any is awaited.
+    for (int r = 0; r < kRounds; ++r)
+      for (int s = 0; s < kStreams; ++s)
+        g::reduce<float>(in.get(), n, out.get() + r * kStreams + s, *workspaces[s], streams[s]->get());
+    for (int s = 0; s < kStreams; ++s) wait_or_fail(streams[s]->get(), 60.0, "the sums on stream " + std::to_string(s));
+    std::vector<float> results(static_cast<std::size_t>(kStreams) * kRounds);
+    CUDA_CHECK(cudaMemcpy(results.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
+    for (float r : results) {
+      CHECK(std::fabs(r - ref) <= bound);
+      CHECK(r == results[0]);  // one grid and order for all: bitwise the same
+    }
+  }
+}
+
+TEST_CASE("generic single pass: a workspace refuses a second stream, with both named", "[gpu][generic][streams]") {
+  const std::size_t n = (std::size_t{1} << 22) + 3;
+  const auto host = make_values<float>(n, 5);
+  common::DeviceBuffer<float> in(n);
+  common::copy_to_device(in.get(), host.data(), n * sizeof(float));
+  common::DeviceBuffer<float> out(2);
+  CUDA_CHECK(cudaMemset(out.get(), 0xff, out.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  common::CudaStream first, second;
+
+  SECTION("bound by its first call") {
+    g::Workspace ws;
+    g::reduce<float>(in.get(), n, out.get(), ws, first.get());
+    try {
+      g::reduce<float>(in.get(), n, out.get() + 1, ws, second.get());
+      FAIL("a call on a second stream was accepted");
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      INFO(message);
+      std::ostringstream a, b;
+      a << static_cast<const void*>(first.get());
+      b << static_cast<const void*>(second.get());
+      CHECK(message.find(a.str()) != std::string::npos);
+      CHECK(message.find(b.str()) != std::string::npos);
+    }
+    // One element and a cluster-size n are refused as well: the rule does not depend on the path.
+    CHECK_THROWS_AS(g::reduce<float>(in.get(), 1, out.get() + 1, ws, second.get()), std::invalid_argument);
+    CHECK_THROWS_AS(g::reduce<float>(in.get(), 100003, out.get() + 1, ws, second.get()), std::invalid_argument);
+    CHECK_THROWS_AS(g::reduce<float>(in.get(), n, out.get() + 1, ws, nullptr), std::invalid_argument);
+    // The first stream still works.
+    g::reduce<float>(in.get(), n, out.get(), ws, first.get());
+  }
+  SECTION("bound by its constructor") {
+    g::Workspace ws(0, first.get());
+    CHECK_THROWS_AS(g::reduce<float>(in.get(), n, out.get() + 1, ws, second.get()), std::invalid_argument);
+    g::reduce<float>(in.get(), n, out.get(), ws, first.get());
+  }
+  wait_or_fail(first.get(), 60.0, "the sums on the first stream");
+  wait_or_fail(second.get(), 60.0, "the second stream");
+  float results[2];
+  CUDA_CHECK(cudaMemcpy(results, out.get(), sizeof results, cudaMemcpyDeviceToHost));
+  double ref = 0.0, abs_sum = 0.0;
+  for (float x : host) {
+    ref += x;
+    abs_sum += std::fabs(x);
+  }
+  CHECK(std::fabs(results[0] - ref) <= (static_cast<double>(n) / 1024.0 + 64.0) * 0x1p-24 * abs_sum);
+  CHECK(std::isnan(results[1]));  // nothing refused was enqueued
 }
