@@ -57,7 +57,8 @@ REPRODUCIBLE_HD constexpr std::size_t group_count(std::size_t tiles) { return di
 // Where the tile size changes (n = 2^k, k = 21..25) and the tile counts around them.
 static_assert(tile_floats(1) == 1024 && tile_floats((std::size_t{1} << 21) - 1) == 1024, "");
 static_assert(tile_floats(std::size_t{1} << 21) == 2048 && tile_floats(std::size_t{1} << 25) == 32768 &&
-                  tile_floats((std::size_t{1} << 25) - 1) == 16384, "");
+                  tile_floats((std::size_t{1} << 25) - 1) == 16384,
+              "");
 static_assert(tile_floats(std::size_t{1} << 40) == 32768, "");
 
 // Steps 2-4: the sum of one tile of `count` floats (1 <= count <= tile).
