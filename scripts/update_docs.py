@@ -53,6 +53,12 @@ columns="key:#,median_us:median (us)". Options:
                     order: time, GB/s, step speedup (vs_previous) and cumulative speedup
                     (speedup_vs_01); upto=NN stops at stage NN. The stages registered
                     for the document that holds the marker are in bold.
+    view=peers      over sweep.csv: at each n (sizes=, default all) the fastest of
+                    stages=S,..., then every peer of peers=K,... (default CUB 3.0 from the
+                    sweep; CUB 3.5 two-phase and gpu_to_gpu, torch and CuPy from
+                    peers_cub_modes.csv and peers_torch_cupy.csv) as time (peer / stage),
+                    the fastest peer's ratio, and the ceiling (the fastest row of
+                    peers_ceiling.csv) with stage vs ceiling = ceiling time / stage time
     view=text       the file's lines in a fenced block: lines=A-B (1-based), match=REGEX
 
 Number formats: a Python format spec (.2f, .1e, .0f, ,.0f), `pow2` (2^24 for a power of
@@ -445,12 +451,21 @@ class Context:
 
     def result_path(self, marker: Marker, name: str) -> Path:
         # A current result file, or history/NAME: a superseded run a chapter still compares with.
+        # Another GPU's results: GPU/NAME or GPU/history/NAME (results/h100/sweep.csv
+        # beside results/h200/).
         parts = name.split("/")
+        base = self.results
+        if len(parts) >= 2 and parts[0] != "history" and re.fullmatch(r"[a-z][a-z0-9]*", parts[0]):
+            base = self.results.parent / parts[0]
+            parts = parts[1:]
         if len(parts) == 2 and parts[0] == "history":
             parts = parts[1:]
+            base = base / "history"
         if len(parts) != 1 or parts[0].startswith("."):
-            raise DocsError(f"{marker.where}: {name!r} must be a file name in the results folder or in its history/.")
-        return self.results / name
+            raise DocsError(
+                f"{marker.where}: {name!r} must be a file name in the results folder, in its history/, or GPU/NAME."
+            )
+        return base / parts[0]
 
     def load(self, marker: Marker, name: str) -> ResultFile:
         path = self.result_path(marker, name)
@@ -625,6 +640,78 @@ def render_running(marker: Marker, data: ResultFile, options: dict[str, str], ct
     return "\n".join(lines) + "\n\n" + legend + "\n\n" + source_note(data, marker.doc_path, ctx.root)
 
 
+# The peers' result files beside a sweep (scripts/device_peers.sh writes them) and the
+# short names the peers view gives their rows.
+PEER_FILES = ("peers_cub_modes.csv", "peers_torch_cupy.csv")
+PEER_TITLES = {
+    "cub": "CUB 3.0",
+    "cub_two_phase": "CUB 3.5",
+    "cub_run_to_run": "CUB 3.5 run_to_run",
+    "cub_not_guaranteed": "CUB 3.5 not_guaranteed",
+    "cub_gpu_to_gpu": "CUB 3.5 gpu_to_gpu",
+    "torch_sum": "torch",
+    "cupy_sum": "CuPy",
+}
+
+
+def positional_folder(marker: Marker) -> str:
+    """The folder part of the file a results marker names ("h100/" for h100/sweep.csv)."""
+    name = split_args(marker)[0][0]
+    return name[: name.rfind("/") + 1]
+
+
+def render_peers(marker: Marker, data: ResultFile, options: dict[str, str], ctx: Context) -> str:
+    """The fastest of `stages` at each n of the sweep against every peer and the ceiling.
+
+    The stages and CUB 3.0 come from the sweep (one run); the other peers and the
+    ceiling (the fastest streaming kernel of peers_ceiling.csv) from their own runs on
+    the same GPU. Ratios are the peer's time over the stage's: above 1, the stage is
+    faster.
+    """
+    check_options(marker, options, {"view", "stages", "sizes", "peers"})
+    stages = parse_list(options.get("stages", ""))
+    peers = parse_list(options.get("peers", "cub,cub_two_phase,cub_gpu_to_gpu,torch_sum,cupy_sum"))
+    if not stages:
+        raise DocsError(f"{marker.where}: view=peers needs stages=KEY,...")
+    folder = positional_folder(marker)
+    others = [ctx.load(marker, folder + name) for name in PEER_FILES]
+    ceiling = ctx.load(marker, folder + "peers_ceiling.csv")
+    files = [data] + others
+    sizes = parse_list(options.get("sizes", "")) or sorted({r["n"] for r in data.rows}, key=float)
+
+    def median(f: ResultFile, n: str, key: str) -> float | None:
+        rows = [r for r in f.rows if same_value(r["n"], n) and r["key"] == key]
+        return f.number(rows[0], "median_us") if rows else None
+
+    def peer_time(n: str, key: str) -> float:
+        for f in files:
+            t = median(f, n, key)
+            if t is not None:
+                return t
+        raise DocsError(f"{marker.where}: no result file has peer {key!r} at n = {n}.")
+
+    headers = ["n", "fastest stage", "us"] + [f"{PEER_TITLES.get(k, k)}" for k in peers]
+    headers += ["fastest peer vs stage", "ceiling (us)", "stage vs ceiling"]
+    body = []
+    for n in sizes:
+        times = [(median(data, n, k), k) for k in stages]
+        times = [(t, k) for t, k in times if t is not None]
+        if not times:
+            raise DocsError(f"{marker.where}: {data.path.name} has none of stages {stages} at n = {n}.")
+        best, key = min(times)
+        peer_times = [peer_time(n, k) for k in peers]
+        walls = [ceiling.number(r, "median_us") for r in ceiling.rows if same_value(r["n"], n)]
+        if not walls:
+            raise DocsError(f"{marker.where}: peers_ceiling.csv has no row at n = {n}.")
+        wall = min(walls)
+        line = [format_n(n), key, f"{best:.1f}"]
+        line += [f"{t:.1f} ({t / best:.2f})" for t in peer_times]
+        line += [f"{min(peer_times) / best:.2f}", f"{wall:.1f}", f"{wall / best:.2f}"]
+        body.append(line)
+    notes = [source_note(f, marker.doc_path, ctx.root) for f in files + [ceiling]]
+    return markdown_table(headers, body) + "\n\n" + "\n".join(notes)
+
+
 def render_results(marker: Marker, ctx: Context) -> str:
     positional, options = split_args(marker)
     if len(positional) != 1:
@@ -632,13 +719,15 @@ def render_results(marker: Marker, ctx: Context) -> str:
     view = options.get("view", "table")
     if view == "text":
         return render_text(marker, positional[0], options, ctx)
-    if view not in ("table", "pivot", "sweep", "running"):
-        raise DocsError(f"{marker.where}: unknown view {view!r} (allowed: table, pivot, sweep, running, text).")
+    if view not in ("table", "pivot", "sweep", "running", "peers"):
+        raise DocsError(f"{marker.where}: unknown view {view!r} (allowed: table, pivot, sweep, running, peers, text).")
     data = ctx.load(marker, positional[0])
     if view == "table":
         return render_table(marker, data, options, ctx)
     if view == "running":
         return render_running(marker, data, options, ctx)
+    if view == "peers":
+        return render_peers(marker, data, options, ctx)
     return render_pivot(marker, data, options, ctx, sweep=view == "sweep")
 
 
