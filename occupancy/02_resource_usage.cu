@@ -35,9 +35,11 @@
 #include "device_limits.hpp"
 #include "gemm_check.hpp"
 #include "inputs.hpp"
+#include "measure.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "programs.hpp"
+#include "row_measure.hpp"
 #include "sgemm.hpp"
 #include "sgemm_tile.cuh"
 #include "timing.hpp"
@@ -136,15 +138,17 @@ class Problem {
     launch_sgemm(build, d_a_.get(), d_b_.get(), d_c_.get(), size_, size_, size_, stream);
   }
 
-  // Poison, one run, copy back, compare with the host (all elements, or `positions`).
-  GemmCheck run_checked(SgemmBuild build, cudaStream_t stream, const std::vector<std::size_t>& positions) const {
-    const std::vector<float> poison(elems_, common::poison_value());
-    CUDA_CHECK(cudaMemcpyAsync(d_c_.get(), poison.data(), d_c_.bytes(), cudaMemcpyHostToDevice, stream));
-    launch(build, stream);
-    std::vector<float> c(elems_);
-    CUDA_CHECK(cudaMemcpyAsync(c.data(), d_c_.get(), d_c_.bytes(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Poison C, one run, copy C back (common::poisoned_run).
+  std::vector<float> run_poisoned(SgemmBuild build, cudaStream_t stream) const {
+    return common::poisoned_run(
+        d_c_.get(), elems_, common::poison_value(), [&] { launch(build, stream); }, stream);
+  }
+  // C compared with the host's product (all elements, or `positions`).
+  GemmCheck check(const std::vector<float>& c, const std::vector<std::size_t>& positions) const {
     return check_gemm(a_, b_, c, size_, size_, size_, positions);
+  }
+  GemmCheck run_checked(SgemmBuild build, cudaStream_t stream, const std::vector<std::size_t>& positions) const {
+    return check(run_poisoned(build, stream), positions);
   }
 
   static std::size_t device_bytes(int size) { return 3 * static_cast<std::size_t>(size) * size * sizeof(float); }
@@ -170,17 +174,17 @@ int resource_usage_main(int argc, const char* const* argv) {
     const SgemmOptions opt = *parsed;
     const common::DeviceInfo info = common::query_device(opt.device);
     const DeviceLimits limits = query_device_limits(opt.device);
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    common::device_memory(free_bytes, total_bytes);
-    const std::size_t flush_bytes = opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes);
-    check_memory(Problem::device_bytes(opt.size) + Problem::device_bytes(opt.check_size) + flush_bytes, free_bytes,
-                 "--size " + std::to_string(opt.size));
+    common::MemoryNeed need;
+    need.add("matrices", Problem::device_bytes(opt.size) + Problem::device_bytes(opt.check_size));
+    need.add("L2 flush buffer", opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes));
+    common::require_memory(need, "--size " + std::to_string(opt.size), info.name);
 
-    std::cout << "02_resource_usage on " << info.name << " (sm_" << info.cc_major << info.cc_minor << ", "
-              << info.sm_count << " SMs, " << limits.regs_per_sm << " registers and " << limits.shared_per_sm
-              << " bytes of shared memory per SM, at most " << limits.max_warps_per_sm() << " warps and "
-              << limits.max_blocks_per_sm << " blocks per SM), driver " << info.driver << "\n";
+    std::cout << common::device_banner("02_resource_usage", info,
+                                       {std::to_string(limits.regs_per_sm) + " registers and " +
+                                            std::to_string(limits.shared_per_sm) + " bytes of shared memory per SM",
+                                        "at most " + std::to_string(limits.max_warps_per_sm()) + " warps and " +
+                                            std::to_string(limits.max_blocks_per_sm) + " blocks per SM"})
+              << "\n";
     std::cout << "C = A x B, " << opt.size << "^3 timed (median of up to " << opt.timing.reps << " repetitions, L2 "
               << (opt.warm_l2 ? "warm" : "flushed before each") << "); checked on the host: all " << opt.check_size
               << "^2 elements of a " << opt.check_size << "^3 product and " << opt.samples
@@ -194,8 +198,6 @@ int resource_usage_main(int argc, const char* const* argv) {
         sample_positions(opt.samples, static_cast<std::size_t>(opt.size) * opt.size, opt.seed);
     std::unique_ptr<common::L2Flusher> flusher;
     if (!opt.warm_l2) flusher = std::make_unique<common::L2Flusher>(info.l2_bytes);
-    common::TimingOptions timing = opt.timing;
-    timing.flush_l2 = !opt.warm_l2;
 
     common::TablePrinter table(std::cout, {
                                               {"build", "build", 13, 0, true},
@@ -235,13 +237,16 @@ int resource_usage_main(int argc, const char* const* argv) {
                         ".");
       const double api_occupancy = static_cast<double>(api_blocks) * calc.warps_per_block / limits.max_warps_per_sm();
 
-      // Verify before timing; a build that fails is not timed.
-      const GemmCheck small_check = small.run_checked(build, stream.get(), {});
+      // Verify before timing (common/row_measure.hpp); a build that fails is not timed.
+      common::RowMeasure measure(sgemm_build_id(build));
+      const GemmCheck small_check =
+          small.check(measure.checked([&] { return small.run_poisoned(build, stream.get()); }), {});
       GemmCheck large_check;
       common::Timing t;
       bool timed = false;
       if (small_check.ok) {
-        t = common::time_gpu_work([&](cudaStream_t s) { large.launch(build, s); }, stream.get(), timing, flusher.get());
+        t = measure.timed([&] { large.launch(build, stream.get()); }, opt.timing, opt.warm_l2, stream.get(),
+                          flusher.get());
         timed = true;
         large_check = large.run_checked(build, stream.get(), positions);
       }
@@ -250,7 +255,7 @@ int resource_usage_main(int argc, const char* const* argv) {
       const double flops = 2.0 * opt.size * static_cast<double>(opt.size) * opt.size;
       const double us = timed ? t.us.median : NAN;
       if (build == SgemmBuild::plain) plain_us = us;
-      const common::Record rec = {
+      common::Record rec = {
           common::text_field("build", sgemm_build_id(build)),
           common::text_field("limit", sgemm_build_title(build)),
           common::number_field("registers", attr.numRegs),
@@ -263,17 +268,18 @@ int resource_usage_main(int argc, const char* const* argv) {
           common::text_field("limited_by", limiter_names(calc.limiters)),
           common::number_field("occupancy_pct", 100.0 * api_occupancy),
           common::number_field("size", opt.size),
-          common::text_field("reps", timed ? std::to_string(t.reps_run) + (t.capped ? "*" : "") : "-"),
-          common::number_field("median_us", us),
-          common::number_field("min_us", timed ? t.us.min : NAN),
-          common::number_field("max_us", timed ? t.us.max : NAN),
-          common::number_field("gflops", timed ? flops / (us * 1e-6) / 1e9 : NAN),
-          common::number_field("vs_plain", plain_us / us),
-          common::number_field("check_size", opt.check_size),
-          common::number_field("max_abs_error", std::fmax(small_check.max_abs_error, large_check.max_abs_error)),
-          common::number_field("worst_error_ratio", std::fmax(small_check.worst_ratio, large_check.worst_ratio)),
-          common::text_field("check", check_text(small_check, large_check)),
       };
+      common::append(rec, common::timing_fields(timed ? &t : nullptr));
+      common::append(
+          rec,
+          {
+              common::number_field("gflops", timed ? flops / (us * 1e-6) / 1e9 : NAN),
+              common::number_field("vs_plain", plain_us / us),
+              common::number_field("check_size", opt.check_size),
+              common::number_field("max_abs_error", std::fmax(small_check.max_abs_error, large_check.max_abs_error)),
+              common::number_field("worst_error_ratio", std::fmax(small_check.worst_ratio, large_check.worst_ratio)),
+              common::text_field("check", check_text(small_check, large_check)),
+          });
       table.row(rec);
       if (!small_check.ok) notes.push_back(std::string(sgemm_build_id(build)) + " failed: " + small_check.detail);
       if (timed && !large_check.ok)
@@ -298,13 +304,9 @@ int resource_usage_main(int argc, const char* const* argv) {
     meta.push_back({"check_size", std::to_string(opt.check_size)});
     meta.push_back({"samples", std::to_string(opt.samples)});
     meta.push_back({"seed", std::to_string(opt.seed)});
-    meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
-    meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
-    meta.push_back({"timing", "CUDA events around the kernel, median of the repetitions"});
-    if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-    if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-    if (!all_ok) std::cout << "\nSome builds FAILED their check.\n";
-    return all_ok ? kExitOk : kExitFailed;
+    common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                                "CUDA events around the kernel, median of the repetitions", false);
+    return common::finish_run(opt.csv, opt.json, meta, records, all_ok, "Some builds FAILED their check.");
   });
 }
 

@@ -31,9 +31,11 @@
 #include "device_info.hpp"
 #include "device_limits.hpp"
 #include "inputs.hpp"
+#include "measure.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "programs.hpp"
+#include "row_measure.hpp"
 #include "sweep.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
@@ -116,12 +118,10 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
     check_sweep_options(opt, limits);
     const int final_block = std::min(kSweepFinalBlock, limits.max_threads_per_block / 32 * 32);
     const std::size_t max_grid = static_cast<std::size_t>(opt.per_sm.back()) * limits.sm_count;
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    common::device_memory(free_bytes, total_bytes);
-    const std::size_t flush_bytes = opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes);
-    check_memory(opt.n * sizeof(float) + max_grid * sizeof(float) + flush_bytes + (std::size_t{1} << 20), free_bytes,
-                 "--n " + common::format_count(opt.n));
+    common::MemoryNeed need;
+    need.add("input", opt.n * sizeof(float)).add("partials", max_grid * sizeof(float));
+    need.add("L2 flush buffer", opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes));
+    common::require_memory(need, "--n " + common::format_count(opt.n), info.name);
 
     const std::vector<float> host = common::make_input(common::Pattern::uniform, opt.seed, opt.n);
     const common::Reference ref = common::reference_sum(host);
@@ -132,13 +132,13 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
     common::CudaStream stream;
     std::unique_ptr<common::L2Flusher> flusher;
     if (!opt.warm_l2) flusher = std::make_unique<common::L2Flusher>(info.l2_bytes);
-    common::TimingOptions timing = opt.timing;
-    timing.flush_l2 = !opt.warm_l2;
 
-    std::cout << "03_occupancy_sweep on " << info.name << " (sm_" << info.cc_major << info.cc_minor << ", "
-              << info.sm_count << " SMs, at most " << limits.max_warps_per_sm() << " warps and "
-              << limits.max_blocks_per_sm << " blocks per SM, theoretical " << std::lround(info.peak_bandwidth_gbs())
-              << " GB/s), driver " << info.driver << "\n";
+    std::cout << common::device_banner(
+                     "03_occupancy_sweep", info,
+                     {"at most " + std::to_string(limits.max_warps_per_sm()) + " warps and " +
+                          std::to_string(limits.max_blocks_per_sm) + " blocks per SM",
+                      "theoretical " + std::to_string(std::lround(info.peak_bandwidth_gbs())) + " GB/s"})
+              << "\n";
     std::cout << "n = " << common::format_count(opt.n) << " uniform floats (seed " << opt.seed
               << "); grid = blocks per SM x " << info.sm_count << " SMs, then one block of " << final_block
               << " threads sums the partials; median of up to " << opt.timing.reps << " repetitions, L2 "
@@ -174,14 +174,16 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
         auto work = [&](cudaStream_t s) {
           launch_sweep_sum(input.get(), opt.n, partials.get(), out.get(), r.grid, block, final_block, s);
         };
-        const float poison = common::poison_value();
-        CUDA_CHECK(cudaMemcpyAsync(out.get(), &poison, sizeof poison, cudaMemcpyHostToDevice, stream.get()));
-        work(stream.get());
-        CUDA_CHECK(cudaMemcpyAsync(&r.result, out.get(), sizeof(float), cudaMemcpyDeviceToHost, stream.get()));
-        CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        // Verify, then time (common/row_measure.hpp).
+        const std::string name = "block " + std::to_string(block) + " x " + std::to_string(per_sm) + "/SM";
+        common::RowMeasure measure(name.c_str());
+        r.result = measure.checked([&] {
+          return common::poisoned_run(
+              out.get(), common::poison_value(), [&] { work(stream.get()); }, stream.get());
+        });
         r.check = common::check_sum(r.result, ref, sweep_error_depth(opt.n, r.grid, block, final_block), opt.n);
         if (r.check.ok) {
-          r.timing = common::time_gpu_work(work, stream.get(), timing, flusher.get());
+          r.timing = measure.timed([&] { work(stream.get()); }, opt.timing, opt.warm_l2, stream.get(), flusher.get());
           r.timed = true;
         }
         std::ostringstream progress;
@@ -223,7 +225,7 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
         mark += mark.empty() ? "max-occ" : ", max-occ";
       const double us = r.timed ? r.timing.us.median : NAN;
       const double gbs = static_cast<double>(opt.n) * sizeof(float) / (us * 1e-6) / 1e9;
-      const common::Record rec = {
+      common::Record rec = {
           common::number_field("n", static_cast<double>(opt.n)),
           common::number_field("block", r.block),
           common::number_field("per_sm", r.per_sm),
@@ -234,19 +236,18 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
           common::number_field("calc_max_per_sm", r.calc.blocks_per_sm),
           common::text_field("limited_by", limiter_names(r.calc.limiters)),
           common::number_field("registers", r.registers),
-          common::text_field("reps", r.timed ? std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "") : "-"),
-          common::number_field("median_us", us),
-          common::number_field("min_us", r.timed ? r.timing.us.min : NAN),
-          common::number_field("max_us", r.timed ? r.timing.us.max : NAN),
-          common::number_field("gbs", gbs),
-          common::number_field("pct_peak", 100.0 * gbs / info.peak_bandwidth_gbs()),
-          common::number_field("result", r.result),
-          common::number_field("reference", ref.sum),
-          common::number_field("rel_error", r.check.rel_error),
-          common::number_field("tolerance", r.check.tolerance),
-          common::text_field("check", r.check.ok ? "ok" : "FAIL"),
-          common::text_field("mark", mark),
       };
+      common::append(rec, common::timing_fields(r.timed ? &r.timing : nullptr));
+      common::append(rec, {
+                              common::number_field("gbs", gbs),
+                              common::number_field("pct_peak", 100.0 * gbs / info.peak_bandwidth_gbs()),
+                              common::number_field("result", r.result),
+                              common::number_field("reference", ref.sum),
+                              common::number_field("rel_error", r.check.rel_error),
+                              common::number_field("tolerance", r.check.tolerance),
+                              common::text_field("check", r.check.ok ? "ok" : "FAIL"),
+                              common::text_field("mark", mark),
+                          });
       table.row(rec);
       if (!r.check.ok) std::cout << "  block " << r.block << " x " << r.per_sm << " failed: " << r.check.detail << "\n";
       all_ok = all_ok && r.check.ok;
@@ -265,14 +266,10 @@ int occupancy_sweep_main(int argc, const char* const* argv) {
     meta.push_back({"n", std::to_string(opt.n)});
     meta.push_back({"seed", std::to_string(opt.seed)});
     meta.push_back({"final_block", std::to_string(final_block)});
-    meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
-    meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
-    meta.push_back({"timing", "CUDA events around both launches, median of the repetitions"});
+    common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                                "CUDA events around both launches, median of the repetitions", false);
     meta.push_back({"verdict", verdict.text});
-    if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-    if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-    if (!all_ok) std::cout << "\nSome configurations FAILED their check.\n";
-    return all_ok ? kExitOk : kExitFailed;
+    return common::finish_run(opt.csv, opt.json, meta, records, all_ok, "Some configurations FAILED their check.");
   });
 }
 
