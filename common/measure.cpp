@@ -1,8 +1,11 @@
 #include "measure.hpp"
 
 #include <cmath>
+#include <iostream>
 #include <ostream>
 #include <sstream>
+
+#include "inputs.hpp"
 
 namespace common {
 
@@ -23,6 +26,17 @@ void add_run_once_option(ArgParser& args, bool& run_once, const std::string& hel
       throw UsageError(std::string("--run-once times nothing, so there is no table to write: drop ") +
                        (args.given("--csv") ? "--csv" : "--json") + " or --run-once.");
   });
+}
+
+void add_selection_option(ArgParser& args, const char* program, const char* preselected, const SelectionOption& o,
+                          std::function<void(const std::string&)> apply) {
+  if (preselected == nullptr) {
+    args.option(o.option, "LIST", o.help, std::move(apply));
+    return;
+  }
+  args.refuse(o.option, std::string(program) + " runs " + o.item + " " + preselected + " (and " + o.companion +
+                            ") only, so it takes no " + o.option + ": run " + o.runner + " " + o.option +
+                            " LIST for other " + o.item + "s.");
 }
 
 std::string device_banner(const std::string& what, const DeviceInfo& device, const std::vector<std::string>& details) {
@@ -82,6 +96,26 @@ void require_memory(const MemoryNeed& need, const std::string& subject, const st
   device_memory(free_bytes, total_bytes);
   const std::string shortfall = need.shortfall(subject, free_bytes, device);
   if (!shortfall.empty()) throw UsageError(shortfall);
+}
+
+Reference SumInput::reference(std::uint64_t n) const {
+  if (n == host.size()) return reference_sum(host);
+  return reference_sum(std::vector<float>(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n)));
+}
+
+SumInput prepare_sum_input(const MeasureOptions& opt, std::uint64_t n_max, std::size_t scratch_bytes,
+                           std::size_t flush_bytes, const DeviceInfo& device) {
+  MemoryNeed need;
+  need.add("input", n_max * sizeof(float)).add("scratch", scratch_bytes).add("L2 flush buffer", flush_bytes);
+  require_memory(need, "n = " + format_count(n_max), device.name);
+
+  const Pattern pattern = parse_pattern(opt.pattern);
+  if (n_max >= (std::uint64_t{1} << 26))
+    std::cerr << "generating " << format_count(n_max) << " " << opt.pattern << " floats (seed " << opt.seed
+              << ") and their double-precision reference..." << std::endl;
+  SumInput in{make_input(pattern, opt.seed, n_max), DeviceBuffer<float>(n_max)};
+  copy_to_device(in.device.get(), in.host.data(), in.device.bytes());
+  return in;
 }
 
 double ratio(double num, double den) { return (den > 0.0 && num > 0.0) ? num / den : NAN; }

@@ -7,12 +7,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli.hpp"
+#include "device_buffer.hpp"
 #include "device_info.hpp"
 #include "output.hpp"
 #include "timing.hpp"
@@ -56,6 +58,20 @@ void add_measure_options(ArgParser& args, MeasureOptions& opt, const MeasureOpti
 // with --sweep and with --csv or --json, once every option is read.
 void add_run_once_option(ArgParser& args, bool& run_once, const std::string& help);
 
+// The option that picks a runner's rows (--stages, --variants), given to `apply`. A
+// program with one row preselected (`preselected` not null) refuses it instead: "<program>
+// runs <item> <preselected> (and <companion>) only, so it takes no <option>: run
+// <runner> <option> LIST for other <item>s."
+struct SelectionOption {
+  std::string option;     // --stages
+  std::string item;       // stage
+  std::string companion;  // CUB
+  std::string runner;     // build/reduction/reduce
+  std::string help;
+};
+void add_selection_option(ArgParser& args, const char* program, const char* preselected, const SelectionOption& o,
+                          std::function<void(const std::string&)> apply);
+
 // ---- the header of a run -----------------------------------------------------------------
 
 // "<what> on <device> (sm_XY, N SMs, <details, comma-separated>), driver D".
@@ -92,6 +108,22 @@ class MemoryNeed {
 
 // Throws UsageError with shortfall()'s sentence when the current device has too little free memory.
 void require_memory(const MemoryNeed& need, const std::string& subject, const std::string& device);
+
+// ---- the input of a float sum ----------------------------------------------------------------
+
+// n_max floats of opt.pattern from opt.seed, on the host and copied to the device.
+struct SumInput {
+  std::vector<float> host;
+  DeviceBuffer<float> device;
+  // The double-precision reference of the first n values.
+  Reference reference(std::uint64_t n) const;
+};
+
+// Refuses the run unless the input, `scratch_bytes` and `flush_bytes` fit in the device's
+// free memory ("n = <n_max> needs ..."), then makes the input (saying so on stderr from
+// 2^26 values on, where that takes a while).
+SumInput prepare_sum_input(const MeasureOptions& opt, std::uint64_t n_max, std::size_t scratch_bytes,
+                           std::size_t flush_bytes, const DeviceInfo& device);
 
 // ---- rows --------------------------------------------------------------------------------
 

@@ -326,16 +326,13 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
               "elements per vector (default 2^24); 16777216, 2^24, 16M, or bytes such as 64MiB counted in 4-byte "
               "FP32 elements",
               [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  if (preselected != nullptr)
-    args.refuse("--variants", std::string(program) + " runs variant " + preselected +
-                                  " (and FP32) only, so it takes no --variants: run build/mixed_precision/"
-                                  "mixed_precision --variants LIST for other variants.");
-  else
-    args.option("--variants", "LIST", "variants to run: numbers (3, 03), ids, ranges (2-4) or all",
-                [&](const std::string& v) {
-                  select_variants(v);  // validate now
-                  opt.variants = v;
-                });
+  common::add_selection_option(args, program, preselected,
+                               {"--variants", "variant", "FP32", "build/mixed_precision/mixed_precision",
+                                "variants to run: numbers (3, 03), ids, ranges (2-4) or all"},
+                               [&](const std::string& v) {
+                                 select_variants(v);  // validate now
+                                 opt.variants = v;
+                               });
   common::MeasureOptionSet shared;
   shared.pattern = false;
   shared.flush = false;

@@ -114,17 +114,7 @@ int run(const common::MeasureOptions& opt, const PeerProgram& program) {
   std::size_t scratch = 0;
   for (const PeerRow& r : rows) scratch = std::max(scratch, r.scratch_bytes(n_max));
   const std::size_t flush_bytes = opt.warm_l2 ? 0 : common::l2_flush_bytes(device.l2_bytes);
-  common::MemoryNeed need;
-  need.add("input", n_max * sizeof(float)).add("scratch", scratch).add("L2 flush buffer", flush_bytes);
-  common::require_memory(need, "n = " + common::format_count(n_max), device.name);
-
-  const common::Pattern pattern = common::parse_pattern(opt.pattern);
-  if (n_max >= (std::uint64_t{1} << 26))
-    std::cerr << "generating " << common::format_count(n_max) << " " << opt.pattern << " floats (seed " << opt.seed
-              << ") and their double-precision reference..." << std::endl;
-  const std::vector<float> host = common::make_input(pattern, opt.seed, n_max);
-  common::DeviceBuffer<float> input(n_max);
-  common::copy_to_device(input.get(), host.data(), input.bytes());
+  const common::SumInput input = common::prepare_sum_input(opt, n_max, scratch, flush_bytes, device);
   common::DeviceBuffer<unsigned char> scratch_buffer(scratch);
   common::DeviceBuffer<float> out(1);
   std::unique_ptr<common::L2Flusher> flusher;
@@ -151,14 +141,11 @@ int run(const common::MeasureOptions& opt, const PeerProgram& program) {
   std::vector<common::Record> records;
   common::Tally tally;
   for (const std::uint64_t n : sizes) {
-    const std::vector<float> prefix =
-        n == n_max ? std::vector<float>() : std::vector<float>(host.begin(), host.begin() + n);
-    const std::vector<float>& x = n == n_max ? host : prefix;
-    const common::Reference ref = common::reference_sum(x);
-    const std::uint32_t bits = bit_pattern_sum(x.data(), x.size());
+    const common::Reference ref = input.reference(n);
+    const std::uint32_t bits = bit_pattern_sum(input.host.data(), n);
     for (const PeerRow& row : rows) {
       LaunchArgs args;
-      args.in = input.get();
+      args.in = input.device.get();
       args.n = n;
       args.out = out.get();
       args.scratch = scratch_buffer.get();

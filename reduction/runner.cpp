@@ -175,33 +175,18 @@ int run(const Options& opt) {
   std::size_t largest_scratch = 0;
   for (const PlannedRow& r : plan.rows) largest_scratch = std::max(largest_scratch, r.plan.scratch_bytes);
   const std::size_t flush_bytes = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
-  common::MemoryNeed need;
-  need.add("input", n_max * sizeof(float)).add("scratch", largest_scratch).add("L2 flush buffer", flush_bytes);
-  common::require_memory(need, "n = " + common::format_count(n_max), device.name);
-
-  const common::Pattern pattern = common::parse_pattern(opt.pattern);
-  if (n_max >= (std::uint64_t{1} << 26))
-    std::cerr << "generating " << common::format_count(n_max) << " " << opt.pattern << " floats (seed " << opt.seed
-              << ") and their double-precision reference..." << std::endl;
-  const std::vector<float> host = common::make_input(pattern, opt.seed, n_max);
-  common::DeviceBuffer<float> input(n_max);
-  common::copy_to_device(input.get(), host.data(), input.bytes());
+  const common::SumInput input = common::prepare_sum_input(opt, n_max, largest_scratch, flush_bytes, device);
 
   common::CudaStream stream;
   std::unique_ptr<common::L2Flusher> flusher;
   if (flush_bytes > 0) flusher = std::make_unique<common::L2Flusher>(device.l2_bytes, opt.flush);
 
-  const auto reference_at = [&](std::uint64_t n) {
-    if (n == n_max) return common::reference_sum(host);
-    return common::reference_sum(std::vector<float>(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n)));
-  };
-
   if (opt.run_once) {
     // For profilers: exactly one checked launch of each stage, nothing timed.
-    const common::Reference ref = reference_at(opt.n);
+    const common::Reference ref = input.reference(opt.n);
     common::Tally tally;
     for (const PlannedRow& planned : plan.rows) {
-      const Row r = run_row(planned, input.get(), ref, opt, stream.get(), nullptr);
+      const Row r = run_row(planned, input.device.get(), ref, opt, stream.get(), nullptr);
       const Stage& s = *planned.stage;
       // As in the table: a row with no finite error bound is reported, not failed.
       std::cout << stage_key(s) << " " << s.id << ": sum " << r.result << " (reference " << ref.sum << ") "
@@ -237,11 +222,11 @@ int run(const Options& opt) {
   common::Tally tally;
   for (std::size_t first = 0; first < plan.rows.size(); first += plan.per_size) {
     const std::uint64_t n = plan.rows[first].n;
-    const common::Reference ref = reference_at(n);
+    const common::Reference ref = input.reference(n);
     // Rows measured ahead of their place in the table: CUB's, which every row is compared with.
     std::vector<std::optional<Row>> done(plan.per_size);
     const auto row_at = [&](std::size_t i) -> const Row& {
-      if (!done[i]) done[i] = run_row(plan.rows[first + i], input.get(), ref, opt, stream.get(), flusher.get());
+      if (!done[i]) done[i] = run_row(plan.rows[first + i], input.device.get(), ref, opt, stream.get(), flusher.get());
       return *done[i];
     };
     const double t_cub = plan.cub && row_at(*plan.cub).timed ? row_at(*plan.cub).timing.us.median : NAN;
@@ -296,13 +281,10 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
                                       : "Verifies and times every reduction stage and baseline on the GPU and prints "
                                         "the table.");
   common::add_size_options(args, opt.n, opt.sweep);
-  if (preselected != nullptr)
-    args.refuse("--stages", std::string(program) + " runs stage " + preselected +
-                                " (and CUB) only, so it takes no --stages: run build/reduction/reduce --stages LIST "
-                                "for other stages.");
-  else
-    args.option("--stages", "LIST", "stages to run: numbers (5, 05), ids, ranges (1-11), all, stages, baselines",
-                [&](const std::string& v) { opt.selected = select_stages(v); });
+  common::add_selection_option(args, program, preselected,
+                               {"--stages", "stage", "CUB", "build/reduction/reduce",
+                                "stages to run: numbers (5, 05), ids, ranges (1-11), all, stages, baselines"},
+                               [&](const std::string& v) { opt.selected = select_stages(v); });
   args.option("--block", "B", "threads per block for stages that take one (default: each stage's own)",
               [&](const std::string& v) { opt.block = static_cast<int>(common::parse_int(v, "--block", 1, 1 << 20)); });
   common::add_measure_options(args, opt);
