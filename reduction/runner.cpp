@@ -33,7 +33,24 @@ constexpr int kMaxBlockThreads = 1024;
 struct Options : common::MeasureOptions {
   std::vector<const Stage*> selected;  // --stages, resolved once
   std::optional<int> block;
+  bool list_csv = false;  // --list --format csv
 };
+
+// What `reduce --list --format csv` prints: the listing's columns as a CSV with one
+// metadata line, the form scripts read (scripts/registry.csv is a copy of it).
+std::string registry_csv(const std::vector<const Stage*>& selection) {
+  std::vector<common::Record> records;
+  for (const Stage* s : selection)
+    records.push_back({
+        common::text_field("key", stage_key(*s)),
+        common::text_field("id", s->id),
+        common::text_field("kind", s->kind == Kind::stage ? "stage" : "baseline"),
+        common::text_field("title", s->title),
+        common::text_field("source", s->source),
+        common::text_field("chapter", s->chapter),
+    });
+  return common::to_csv({{"registry", "reduction/stages.cpp, as reduce --list --format csv prints it"}}, records);
+}
 
 // One row of the table at one n: the stage, the block it runs with and its plan, made once.
 struct PlannedRow {
@@ -292,16 +309,26 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
                               "one checked launch of each stage and nothing else (for ncu and nsys)");
   args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit",
             &opt.list);
+  args.option("--format", "FMT", "with --list: text (default, tab-separated) or csv (a header row, for scripts)",
+              [&](const std::string& v) {
+                if (v != "text" && v != "csv") throw common::UsageError("--format '" + v + "': write text or csv.");
+                opt.list_csv = v == "csv";
+              });
   args.epilog(
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");
+
+  args.after_parse([&] {
+    if (args.given("--format") && !opt.list)
+      throw common::UsageError("--format applies to --list only: add --list or drop --format.");
+  });
 
   return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;
     if (!args.given("--stages"))
       opt.selected = select_stages(preselected != nullptr ? std::string(preselected) + ",cub" : "all");
     if (opt.list) {
-      std::cout << registry_listing(opt.selected);
+      std::cout << (opt.list_csv ? registry_csv(opt.selected) : registry_listing(opt.selected));
       return 0;
     }
     // The one check of --block, before looking for a GPU: no CUDA device takes more than
