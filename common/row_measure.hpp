@@ -19,14 +19,14 @@
 
 namespace common {
 
-// Writes `poison` to the `count` values at `out` (device memory), enqueues `launch` on
-// `stream`, copies the values back and waits for them. A launch that does not write its
-// output leaves the poison there, which no check accepts.
-template <typename T, typename Launch>
-std::vector<T> poisoned_run(T* out, std::size_t count, T poison, Launch&& launch, cudaStream_t stream) {
+// Writes `poison` to the `count` values at `out` (device memory), enqueues
+// launch(args...) on `stream`, copies the values back and waits for them. A launch that
+// does not write its output leaves the poison there, which no check accepts.
+template <typename T, typename Launch, typename... Args>
+std::vector<T> poisoned_run(T* out, std::size_t count, T poison, Launch&& launch, cudaStream_t stream, Args&&... args) {
   const std::vector<T> fill(count, poison);
   CUDA_CHECK(cudaMemcpyAsync(out, fill.data(), count * sizeof(T), cudaMemcpyHostToDevice, stream));
-  launch();
+  launch(args...);
   std::vector<T> result(count);
   CUDA_CHECK(cudaMemcpyAsync(result.data(), out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -48,6 +48,18 @@ class RowMeasure {
     const auto t0 = std::chrono::steady_clock::now();
     nvtxRangePushA(name_);
     auto result = run_checked();
+    nvtxRangePop();
+    checked_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+  }
+
+  // checked() of the poisoned_run of one value, whose launch is launch(args...) (a
+  // stage's launcher and its arguments, say): no closure between the row and the launch.
+  template <typename T, typename Launch, typename... Args>
+  T checked_run(T* out, T poison, cudaStream_t stream, Launch&& launch, Args&&... args) {
+    const auto t0 = std::chrono::steady_clock::now();
+    nvtxRangePushA(name_);
+    const T result = poisoned_run(out, 1, poison, launch, stream, args...).front();
     nvtxRangePop();
     checked_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return result;

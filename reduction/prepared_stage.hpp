@@ -26,6 +26,7 @@ class PreparedStage {
 
   const Stage& stage() const { return *stage_; }
   const LaunchPlan& plan() const { return plan_; }
+  const StageArgs& args() const { return args_; }
   int block() const { return args_.block; }
 
  private:

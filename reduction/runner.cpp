@@ -86,7 +86,7 @@ Row run_row(const PlannedRow& planned, const float* input, const common::Referen
   Row row;
   row.planned = &planned;
   common::RowMeasure measure(s.id);
-  row.result = measure.checked([&] { return prepared.run_checked(); });
+  row.result = measure.checked_run(prepared.args().out, common::poison_value(), stream, s.launch, prepared.args());
   row.check = common::check_sum(row.result, ref, planned.plan.bound(), planned.n);
   // An unbounded row (no finite error bound at this n) is still timed; the table
   // says "no-bound" and shows the measured error.
@@ -240,19 +240,19 @@ int run(const Options& opt) {
   for (std::size_t first = 0; first < plan.rows.size(); first += plan.per_size) {
     const std::uint64_t n = plan.rows[first].n;
     const common::Reference ref = input.reference(n);
-    // Rows measured ahead of their place in the table: CUB's, which every row is compared with.
+    // CUB's row is measured ahead of its place in the table: every row is compared with it.
     std::vector<std::optional<Row>> done(plan.per_size);
-    const auto row_at = [&](std::size_t i) -> const Row& {
-      if (!done[i]) done[i] = run_row(plan.rows[first + i], input.device.get(), ref, opt, stream.get(), flusher.get());
-      return *done[i];
-    };
-    const double t_cub = plan.cub && row_at(*plan.cub).timed ? row_at(*plan.cub).timing.us.median : NAN;
+    if (plan.cub)
+      done[*plan.cub] =
+          run_row(plan.rows[first + *plan.cub], input.device.get(), ref, opt, stream.get(), flusher.get());
+    const double t_cub = plan.cub && done[*plan.cub]->timed ? done[*plan.cub]->timing.us.median : NAN;
 
     double t01 = NAN;
     double t_prev = NAN;
     bool baselines_started = false;
     for (std::size_t i = 0; i < plan.per_size; ++i) {
-      const Row& r = row_at(i);
+      if (!done[i]) done[i] = run_row(plan.rows[first + i], input.device.get(), ref, opt, stream.get(), flusher.get());
+      const Row& r = *done[i];
       const Stage& s = *r.planned->stage;
       const double us = r.timed ? r.timing.us.median : NAN;
       if (s.kind == Kind::stage && s.number == 1) t01 = us;
