@@ -212,10 +212,10 @@ std::string to_json(const Metadata& meta, const std::vector<Record>& records) {
 }
 
 int finish_run(const std::string& csv, const std::string& json, const Metadata& meta,
-               const std::vector<Record>& records, bool all_ok) {
+               const std::vector<Record>& records, bool all_ok, const std::string& failed) {
   if (!csv.empty()) write_file_atomically(csv, to_csv(meta, records));
   if (!json.empty()) write_file_atomically(json, to_json(meta, records));
-  if (!all_ok) std::cout << "\nSome rows FAILED their check.\n";
+  if (!all_ok) std::cout << "\n" << failed << "\n";
   return all_ok ? 0 : 1;
 }
 

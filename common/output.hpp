@@ -61,9 +61,11 @@ std::string to_csv(const Metadata& meta, const std::vector<Record>& records);
 std::string to_json(const Metadata& meta, const std::vector<Record>& records);
 
 // The end of every timing program's run: writes `csv` and `json` (each where not empty),
-// says so when a row failed its check, and returns the exit code (0 every row passed, 1 not).
+// prints `failed` after an empty line when a row failed its check, and returns the exit
+// code (0 every row passed, 1 not).
 int finish_run(const std::string& csv, const std::string& json, const Metadata& meta,
-               const std::vector<Record>& records, bool all_ok);
+               const std::vector<Record>& records, bool all_ok,
+               const std::string& failed = "Some rows FAILED their check.");
 
 std::string csv_escape(const std::string& s);
 std::string json_escape(const std::string& s);

@@ -78,12 +78,7 @@ void Experiment::set_n(std::size_t n) {
                                       stream_.get()));
   };
   common::RowMeasure measure("cub");
-  const common::Check check = measure.checked([&] {
-    poison_output();
-    cub();
-    CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-    return check_output();
-  });
+  const common::Check check = checked_run(measure, cub);
   if (!check.ok)
     throw std::runtime_error("CUB's DeviceReduce::Sum fails its check at n = " + common::format_count(n) + " (" +
                              check.detail + "), so no row can be compared with it.");
@@ -101,17 +96,18 @@ common::Check Experiment::check_output() const {
   return common::check_sum(result, ref_, kCheckDepth, n_);
 }
 
+common::Check Experiment::checked_run(common::RowMeasure& measure, const std::function<void()>& launch) const {
+  const float result =
+      measure.checked([&] { return common::poisoned_run(out_.get(), common::poison_value(), launch, stream_.get()); });
+  return common::check_sum(result, ref_, kCheckDepth, n_);
+}
+
 void Experiment::measure(const std::string& design, int block, unsigned grid, const std::function<void()>& launch,
                          bool diagnostic) {
   common::RowMeasure row_measure(design.c_str());
   std::string verdict = "diagnostic";
   if (!diagnostic) {
-    const common::Check check = row_measure.checked([&] {
-      poison_output();
-      launch();
-      CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-      return check_output();
-    });
+    const common::Check check = checked_run(row_measure, launch);
     verdict = check.ok ? "ok" : "FAIL";
     if (!check.ok) ++failures_;
   }
@@ -154,10 +150,7 @@ int experiment_main(int argc, const char* const* argv, const Program& program) {
     common::Metadata meta = common::base_metadata(info);
     meta.push_back({"experiment", program.name});
     meta.push_back({"l2_flush", "read"});
-    if (!csv.empty()) common::write_file_atomically(csv, common::to_csv(meta, records));
-    if (!json.empty()) common::write_file_atomically(json, common::to_json(meta, records));
-    if (!experiment.all_ok()) std::cout << "\nSome checks FAILED.\n";
-    return experiment.all_ok() ? 0 : 1;
+    return common::finish_run(csv, json, meta, records, experiment.all_ok(), "Some checks FAILED.");
   });
 }
 

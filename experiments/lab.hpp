@@ -21,6 +21,7 @@
 #include "device_buffer.hpp"
 #include "device_info.hpp"
 #include "output.hpp"
+#include "row_measure.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
@@ -81,6 +82,10 @@ class Experiment {
   unsigned char* ticket_scratch() const { return ticket_scratch_.get(); }
 
  private:
+  // One checked launch (poisoned output, common::poisoned_run) inside `measure`'s range,
+  // checked against the reference at n().
+  common::Check checked_run(common::RowMeasure& measure, const std::function<void()>& launch) const;
+
   std::string name_;
   const common::DeviceInfo& device_;
   common::CudaStream stream_;

@@ -13,6 +13,7 @@
 #include "device_buffer.hpp"
 #include "device_info.hpp"
 #include "dot_inputs.hpp"
+#include "measure.hpp"
 #include "output.hpp"
 #include "prepared_variant.hpp"
 #include "row_measure.hpp"
@@ -23,17 +24,8 @@
 namespace mixed_precision {
 namespace {
 
-struct Options {
-  std::uint64_t n = std::uint64_t{1} << 24;
+struct Options : common::MeasureOptions {
   std::string variants = "all";
-  std::string csv;
-  std::string json;
-  bool warm_l2 = false;
-  bool list = false;
-  bool run_once = false;
-  std::uint64_t seed = 1;
-  int device = 0;
-  common::TimingOptions timing;
 };
 
 // One element type's vectors on the device and their reference.
@@ -61,20 +53,6 @@ std::string input_description(ElementType t, int int8_magnitude) {
            std::to_string(int8_magnitude) + "]";
   return std::string(kFloatInputs) + ", rounded to " + element_name(t);
 }
-
-std::string format_bytes(double bytes) {
-  std::ostringstream s;
-  s.precision(3);
-  if (bytes >= 1 << 30)
-    s << bytes / (1 << 30) << " GiB";
-  else if (bytes >= 1 << 20)
-    s << bytes / (1 << 20) << " MiB";
-  else
-    s << bytes / (1 << 10) << " KiB";
-  return s.str();
-}
-
-double ratio(double num, double den) { return (den > 0.0 && num > 0.0) ? num / den : NAN; }
 
 class VariantRunner {
  public:
@@ -132,11 +110,9 @@ common::Record make_record(const Row& r, std::size_t n, const DotReference& ref,
   const Variant& v = *r.variant;
   const double pair_bytes = 2.0 * static_cast<double>(element_bytes(v.element));
   const double us = r.timed ? r.timing.us.median : NAN;
-  const double gbs = r.timed ? static_cast<double>(n) * pair_bytes / (us * 1e-6) / 1e9 : NAN;
+  const double gbs = r.timed ? common::gb_per_s(static_cast<double>(n) * pair_bytes, us) : NAN;
   const double reference = ref.value();
-  std::string reps = "-";
-  if (r.timed) reps = std::to_string(r.timing.reps_run) + (r.timing.capped ? "*" : "");
-  return {
+  common::Record rec = {
       number_field("n", static_cast<double>(n)),
       text_field("key", variant_key(v)),
       text_field("id", v.id),
@@ -147,26 +123,27 @@ common::Record make_record(const Row& r, std::size_t n, const DotReference& ref,
       number_field("bytes_per_element", pair_bytes),
       number_field("grid", static_cast<double>(r.grid)),
       number_field("block", kBlock),
-      text_field("reps", reps),
-      number_field("median_us", us),
-      number_field("min_us", r.timed ? r.timing.us.min : NAN),
-      number_field("max_us", r.timed ? r.timing.us.max : NAN),
-      number_field("gbs", gbs),
-      number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
-      number_field("gmacs", r.timed ? static_cast<double>(n) / (us * 1e-6) / 1e9 : NAN),
-      number_field("vs_fp32", ratio(t_fp32, us)),
-      number_field("result", r.output.as_double()),
-      number_field("reference", reference),
-      number_field("sum_abs_products", ref.sum_abs),
-      number_field("cond", ref.condition_number()),
-      number_field("abs_error", r.check.abs_error),
-      number_field("rel_error", r.check.rel_error),
-      number_field("error_depth", v.accumulator == Accumulator::i32 ? NAN : static_cast<double>(r.depth)),
-      number_field("tolerance", r.check.tolerance),
-      number_field("rel_bound", reference != 0.0 ? r.check.tolerance / std::fabs(reference) : NAN),
-      text_field("check", r.check.verdict()),
-      text_field("deterministic", v.deterministic ? "yes" : "no"),
   };
+  common::append(rec, common::timing_fields(r.timed ? &r.timing : nullptr));
+  common::append(
+      rec, {
+               number_field("gbs", gbs),
+               number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
+               number_field("gmacs", r.timed ? static_cast<double>(n) / (us * 1e-6) / 1e9 : NAN),
+               number_field("vs_fp32", common::ratio(t_fp32, us)),
+               number_field("result", r.output.as_double()),
+               number_field("reference", reference),
+               number_field("sum_abs_products", ref.sum_abs),
+               number_field("cond", ref.condition_number()),
+               number_field("abs_error", r.check.abs_error),
+               number_field("rel_error", r.check.rel_error),
+               number_field("error_depth", v.accumulator == Accumulator::i32 ? NAN : static_cast<double>(r.depth)),
+               number_field("tolerance", r.check.tolerance),
+               number_field("rel_bound", reference != 0.0 ? r.check.tolerance / std::fabs(reference) : NAN),
+               text_field("check", r.check.verdict()),
+               text_field("deterministic", v.deterministic ? "yes" : "no"),
+           });
+  return rec;
 }
 
 std::vector<common::Column> table_columns() {
@@ -213,16 +190,10 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
   std::size_t input_bytes = 0;
   for (ElementType t : types) input_bytes += 2 * n * element_bytes(t);
   const std::size_t flush_bytes = opt.warm_l2 || opt.run_once ? 0 : common::l2_flush_bytes(device.l2_bytes);
-  const std::size_t scratch_bytes = dot_scratch_bytes(static_cast<unsigned>(device.sm_count) * 64);
-  const std::size_t need = input_bytes + flush_bytes + scratch_bytes + (std::size_t{1} << 20);
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  common::device_memory(free_bytes, total_bytes);
-  if (need > free_bytes)
-    throw common::UsageError("n = " + common::format_count(n) + " needs " + std::to_string(need) +
-                             " bytes of GPU memory (vectors " + std::to_string(input_bytes) + ", L2 flush buffer " +
-                             std::to_string(flush_bytes) + ", scratch, output and slack) but only " +
-                             std::to_string(free_bytes) + " bytes are free on " + device.name + ".");
+  common::MemoryNeed need;
+  need.add("vectors", input_bytes).add("L2 flush buffer", flush_bytes);
+  need.add("scratch", dot_scratch_bytes(static_cast<unsigned>(device.sm_count) * 64));
+  common::require_memory(need, "n = " + common::format_count(n), device.name);
 
   const int int8_magnitude = int8_magnitude_limit(n);
   const bool has_int8 = std::find(types.begin(), types.end(), ElementType::i8) != types.end();
@@ -235,7 +206,7 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
 
   if (opt.run_once) {
     // For profilers and sanitizers: exactly one checked launch of each variant.
-    bool all_ok = true;
+    common::Tally tally;
     for (const Variant* v : selected) {
       const Row r = runner.run(*v);
       const DotReference& ref = runner.inputs(v->element).ref;
@@ -243,9 +214,9 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
       std::cout << variant_key(*v) << " " << v->id << ": dot " << r.output.as_double() << " (reference " << ref.value()
                 << ", condition number " << ref.condition_number() << ") "
                 << (r.check.ok ? std::string("ok") : std::string(r.check.verdict()) + ": " + r.check.detail) << "\n";
-      all_ok = all_ok && r.check.acceptable();
+      tally.add(r.check, nullptr);
     }
-    return all_ok ? 0 : 1;
+    return tally.all_ok ? 0 : 1;
   }
 
   common::Metadata meta = common::base_metadata(device);
@@ -255,18 +226,15 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
   if (has_int8) meta.push_back({"int8_inputs", input_description(ElementType::i8, int8_magnitude)});
   meta.push_back({"reference", "double (int64 for int8) dot product of the same rounded values"});
   meta.push_back({"block", std::to_string(kBlock)});
-  meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
-  meta.push_back({"min_reps", std::to_string(opt.timing.min_reps)});
-  meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
-  meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
-  meta.push_back({"timing", "CUDA events around the launcher, median of the repetitions"});
+  common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                              "CUDA events around the launcher, median of the repetitions");
 
-  std::cout << "Dot products x . y on " << device.name << " (sm_" << device.cc_major << device.cc_minor << ", "
-            << device.sm_count << " SMs, " << format_bytes(static_cast<double>(device.l2_bytes)) << " L2, theoretical "
-            << static_cast<long>(device.peak_bandwidth_gbs()) << " GB/s), driver " << device.driver << "\n"
+  std::cout << common::device_banner("Dot products x . y", device,
+                                     {common::l2_detail(device), common::peak_detail(device)})
+            << "\n"
             << "n = " << common::format_count(n) << " elements per vector, seed " << opt.seed << ", median of up to "
-            << opt.timing.reps << " repetitions per row, L2 "
-            << (opt.warm_l2 ? "warm (not flushed)" : "flushed before each repetition") << "\n";
+            << opt.timing.reps << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, false)
+            << "\n";
   if (has_float)
     std::cout << "float inputs: " << kFloatInputs
               << ", rounded to each row's type on the host; about 3/8 of the products are negative, so the sum "
@@ -279,20 +247,19 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
   common::TablePrinter table(std::cout, table_columns());
   table.header();
   std::vector<common::Record> records;
-  bool all_ok = true;
-  bool any_capped = false;
-  bool any_unbounded = false;
+  common::Tally tally;
   double t_fp32 = NAN;
   for (const Variant* v : measured) {
     const Row r = runner.run(*v);
     if (v == fp32 && r.timed) t_fp32 = r.timing.us.median;
     if (!r.check.acceptable()) std::cout << "  " << variant_key(*v) << " failed its check: " << r.check.detail << "\n";
-    all_ok = all_ok && r.check.acceptable();
-    if (v == fp32 && !show_fp32) continue;
-    any_unbounded = any_unbounded || r.check.unbounded;
+    if (v == fp32 && !show_fp32) {
+      tally.all_ok = tally.all_ok && r.check.acceptable();
+      continue;
+    }
+    tally.add(r.check, r.timed ? &r.timing : nullptr);
     common::Record rec = make_record(r, n, runner.inputs(v->element).ref, device, t_fp32, int8_magnitude);
     table.row(for_table(rec));
-    any_capped = any_capped || (r.timed && r.timing.capped);
     records.push_back(std::move(rec));
   }
 
@@ -303,12 +270,12 @@ int run(const Options& opt, const std::vector<const Variant*>& selected) {
                "cond = sum |x_i y_i| / |sum x_i y_i| (how much the sum cancels); rel-error = |result - reference| / "
                "|reference|; rel-bound = the variant's worst-case error bound (mixed_precision/tolerance.hpp) / "
                "|reference|, about cond x gamma(depth); vs-FP32 = FP32 time / this row's time, same run.\n";
-  if (any_unbounded)
+  if (tally.any_unbounded)
     std::cout << "no-bound: the row's error bound is at least |reference| (rel-bound >= 1) or infinite, so it could "
                  "not tell the result from 0; it is timed but not verified, and rel-error shows how far off it is.\n";
-  if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
+  common::print_capped_note(std::cout, tally);
 
-  return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
+  return common::finish_run(opt.csv, opt.json, meta, records, tally.all_ok);
 }
 
 }  // namespace
@@ -359,22 +326,20 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
               "elements per vector (default 2^24); 16777216, 2^24, 16M, or bytes such as 64MiB counted in 4-byte "
               "FP32 elements",
               [&](const std::string& v) { opt.n = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  if (preselected != nullptr)
-    args.refuse("--variants", std::string(program) + " runs variant " + preselected +
-                                  " (and FP32) only, so it takes no --variants: run build/mixed_precision/"
-                                  "mixed_precision --variants LIST for other variants.");
-  else
-    args.option("--variants", "LIST", "variants to run: numbers (3, 03), ids, ranges (2-4) or all",
-                [&](const std::string& v) {
-                  select_variants(v);  // validate now
-                  opt.variants = v;
-                });
-  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  common::add_seed_option(args, opt.seed, "inputs");
-  common::add_device_option(args, opt.device);
-  common::add_output_options(args, opt.csv, opt.json, "every column");
-  args.flag("--run-once", "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)",
-            &opt.run_once);
+  common::add_selection_option(args, program, preselected,
+                               {"--variants", "variant", "FP32", "build/mixed_precision/mixed_precision",
+                                "variants to run: numbers (3, 03), ids, ranges (2-4) or all"},
+                               [&](const std::string& v) {
+                                 select_variants(v);  // validate now
+                                 opt.variants = v;
+                               });
+  common::MeasureOptionSet shared;
+  shared.pattern = false;
+  shared.flush = false;
+  shared.seed_of = "inputs";
+  common::add_measure_options(args, opt, shared);
+  common::add_run_once_option(args, opt.run_once,
+                              "one checked launch of each variant and nothing else (for ncu, nsys, compute-sanitizer)");
   args.flag(
       "--list",
       "print the selected variants (key, id, element, accumulator, title, source, chapter), tab-separated, and exit",
@@ -386,12 +351,6 @@ int mixed_precision_main(int argc, const char* const* argv, const char* program,
       "A row whose error bound is at least |reference| (or infinite) is timed and shown as no-bound, not verified.\n"
       "Exit codes: 0 every row verified or no-bound, 1 a row failed its check or a CUDA error occurred, 2 bad usage, "
       "3 no CUDA device.");
-
-  args.after_parse([&] {
-    if (opt.run_once && (args.given("--csv") || args.given("--json")))
-      throw common::UsageError(std::string("--run-once times nothing, so there is no table to write: drop ") +
-                               (args.given("--csv") ? "--csv" : "--json") + " or --run-once.");
-  });
 
   return common::run_program(program, [&] {
     if (!args.parse(argc, argv)) return 0;

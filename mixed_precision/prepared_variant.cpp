@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda_check.hpp"
+#include "row_measure.hpp"
 #include "tolerance.hpp"
 
 namespace mixed_precision {
@@ -45,11 +46,8 @@ DotOutput PreparedVariant::run_checked() {
     const float p = common::poison_value();
     std::memcpy(&poison, &p, sizeof p);
   }
-  CUDA_CHECK(cudaMemcpyAsync(out_.get(), &poison, sizeof poison, cudaMemcpyHostToDevice, stream_));
-  launch();
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::int32_t bits = 0;
-  CUDA_CHECK(cudaMemcpy(&bits, out_.get(), sizeof bits, cudaMemcpyDeviceToHost));
+  const std::int32_t bits = common::poisoned_run(
+      out_.get(), poison, [this] { launch(); }, stream_);
   if (out.is_integer)
     out.integer = bits;
   else

@@ -118,47 +118,44 @@ std::vector<ThreadRecord> record_threads(std::uint32_t grid, std::uint32_t block
 }
 
 int thread_hierarchy_main(int argc, const char* const* argv) {
-  return common::run_program("01_thread_hierarchy", [&] {
-    const auto parsed = parse_hierarchy_options(argc, argv);
-    if (!parsed) return kExitOk;
-    HierarchyOptions opt = *parsed;
-    const common::DeviceInfo info = common::query_device(opt.device);
-    const DeviceLimits limits = query_device_limits(opt.device);
-    check_hierarchy_options(opt, limits);
-    const std::uint32_t grid = *opt.grid;
+  return run_on_device(
+      "01_thread_hierarchy", &parse_hierarchy_options, argc, argv,
+      [&](HierarchyOptions& opt, const common::DeviceInfo& info, const DeviceLimits& limits) {
+        check_hierarchy_options(opt, limits);
+        const std::uint32_t grid = *opt.grid;
 
-    const std::vector<ThreadRecord> records = record_threads(grid, opt.block);
-    std::cout << "01_thread_hierarchy on " << info.name << " (sm_" << info.cc_major << info.cc_minor << ", "
-              << info.sm_count << " SMs), driver " << info.driver << "\n";
-    const CoverageReport coverage = check_coverage(records, grid, opt.block);
-    if (!coverage.ok) {
-      std::cout << "The records FAILED their check: " << coverage.detail << "\n";
-      return kExitFailed;
-    }
-    std::cout << "Each of the " << records.size()
-              << " threads left exactly one record, with block, warp and lane consistent with its index.\n\n";
-    const HierarchySummary summary = summarize_records(records, grid, opt.block);
-    std::cout << format_summary(summary, opt.first, info.sm_count);
+        const std::vector<ThreadRecord> records = record_threads(grid, opt.block);
+        std::cout << "01_thread_hierarchy on " << info.name << " (sm_" << info.cc_major << info.cc_minor << ", "
+                  << info.sm_count << " SMs), driver " << info.driver << "\n";
+        const CoverageReport coverage = check_coverage(records, grid, opt.block);
+        if (!coverage.ok) {
+          std::cout << "The records FAILED their check: " << coverage.detail << "\n";
+          return kExitFailed;
+        }
+        std::cout << "Each of the " << records.size()
+                  << " threads left exactly one record, with block, warp and lane consistent with its index.\n\n";
+        const HierarchySummary summary = summarize_records(records, grid, opt.block);
+        std::cout << format_summary(summary, opt.first, info.sm_count);
 
-    if (opt.raw) {
-      std::cout << "\n" << raw_header() << "\n";
-      for (const ThreadRecord& r : records) std::cout << raw_line(r) << "\n";
-    }
-    if (!opt.csv.empty() || !opt.json.empty()) {
-      std::uint64_t first_ns = records.front().globaltimer;
-      for (const ThreadRecord& r : records) first_ns = std::min(first_ns, r.globaltimer);
-      std::vector<common::Record> rows;
-      rows.reserve(records.size());
-      for (const ThreadRecord& r : records) rows.push_back(to_record(r, first_ns));
-      common::Metadata meta = common::base_metadata(info);
-      meta.push_back({"grid", std::to_string(grid)});
-      meta.push_back({"block", std::to_string(opt.block)});
-      meta.push_back({"start_ns", "%globaltimer of the thread minus the earliest one, in ns"});
-      if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, rows));
-      if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, rows));
-    }
-    return kExitOk;
-  });
+        if (opt.raw) {
+          std::cout << "\n" << raw_header() << "\n";
+          for (const ThreadRecord& r : records) std::cout << raw_line(r) << "\n";
+        }
+        if (!opt.csv.empty() || !opt.json.empty()) {
+          std::uint64_t first_ns = records.front().globaltimer;
+          for (const ThreadRecord& r : records) first_ns = std::min(first_ns, r.globaltimer);
+          std::vector<common::Record> rows;
+          rows.reserve(records.size());
+          for (const ThreadRecord& r : records) rows.push_back(to_record(r, first_ns));
+          common::Metadata meta = common::base_metadata(info);
+          meta.push_back({"grid", std::to_string(grid)});
+          meta.push_back({"block", std::to_string(opt.block)});
+          meta.push_back({"start_ns", "%globaltimer of the thread minus the earliest one, in ns"});
+          if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, rows));
+          if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, rows));
+        }
+        return kExitOk;
+      });
 }
 
 }  // namespace occupancy

@@ -35,9 +35,11 @@
 #include "device_limits.hpp"
 #include "gemm_check.hpp"
 #include "inputs.hpp"
+#include "measure.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "programs.hpp"
+#include "row_measure.hpp"
 #include "sgemm.hpp"
 #include "sgemm_tile.cuh"
 #include "timing.hpp"
@@ -136,15 +138,17 @@ class Problem {
     launch_sgemm(build, d_a_.get(), d_b_.get(), d_c_.get(), size_, size_, size_, stream);
   }
 
-  // Poison, one run, copy back, compare with the host (all elements, or `positions`).
-  GemmCheck run_checked(SgemmBuild build, cudaStream_t stream, const std::vector<std::size_t>& positions) const {
-    const std::vector<float> poison(elems_, common::poison_value());
-    CUDA_CHECK(cudaMemcpyAsync(d_c_.get(), poison.data(), d_c_.bytes(), cudaMemcpyHostToDevice, stream));
-    launch(build, stream);
-    std::vector<float> c(elems_);
-    CUDA_CHECK(cudaMemcpyAsync(c.data(), d_c_.get(), d_c_.bytes(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Poison C, one run, copy C back (common::poisoned_run).
+  std::vector<float> run_poisoned(SgemmBuild build, cudaStream_t stream) const {
+    return common::poisoned_run(
+        d_c_.get(), elems_, common::poison_value(), [&] { launch(build, stream); }, stream);
+  }
+  // C compared with the host's product (all elements, or `positions`).
+  GemmCheck check(const std::vector<float>& c, const std::vector<std::size_t>& positions) const {
     return check_gemm(a_, b_, c, size_, size_, size_, positions);
+  }
+  GemmCheck run_checked(SgemmBuild build, cudaStream_t stream, const std::vector<std::size_t>& positions) const {
+    return check(run_poisoned(build, stream), positions);
   }
 
   static std::size_t device_bytes(int size) { return 3 * static_cast<std::size_t>(size) * size * sizeof(float); }
@@ -164,148 +168,140 @@ std::string check_text(const GemmCheck& small, const GemmCheck& large) { return 
 }  // namespace
 
 int resource_usage_main(int argc, const char* const* argv) {
-  return common::run_program("02_resource_usage", [&] {
-    const auto parsed = parse_sgemm_options(argc, argv);
-    if (!parsed) return kExitOk;
-    const SgemmOptions opt = *parsed;
-    const common::DeviceInfo info = common::query_device(opt.device);
-    const DeviceLimits limits = query_device_limits(opt.device);
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    common::device_memory(free_bytes, total_bytes);
-    const std::size_t flush_bytes = opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes);
-    check_memory(Problem::device_bytes(opt.size) + Problem::device_bytes(opt.check_size) + flush_bytes, free_bytes,
-                 "--size " + std::to_string(opt.size));
+  return run_on_device(
+      "02_resource_usage", &parse_sgemm_options, argc, argv,
+      [&](SgemmOptions& opt, const common::DeviceInfo& info, const DeviceLimits& limits) {
+        common::MemoryNeed need;
+        need.add("matrices", Problem::device_bytes(opt.size) + Problem::device_bytes(opt.check_size));
+        need.add("L2 flush buffer", opt.warm_l2 ? 0 : common::l2_flush_bytes(info.l2_bytes));
+        common::require_memory(need, "--size " + std::to_string(opt.size), info.name);
 
-    std::cout << "02_resource_usage on " << info.name << " (sm_" << info.cc_major << info.cc_minor << ", "
-              << info.sm_count << " SMs, " << limits.regs_per_sm << " registers and " << limits.shared_per_sm
-              << " bytes of shared memory per SM, at most " << limits.max_warps_per_sm() << " warps and "
-              << limits.max_blocks_per_sm << " blocks per SM), driver " << info.driver << "\n";
-    std::cout << "C = A x B, " << opt.size << "^3 timed (median of up to " << opt.timing.reps << " repetitions, L2 "
-              << (opt.warm_l2 ? "warm" : "flushed before each") << "); checked on the host: all " << opt.check_size
-              << "^2 elements of a " << opt.check_size << "^3 product and " << opt.samples
-              << " sampled elements of the timed one, inputs uniform in [-1, 1) (seed " << opt.seed << ").\n";
-    std::cout << "Blocks of 16 x 16 = " << kSgemmBlockThreads << " threads, each block a 64 x 64 tile of C.\n\n";
+        std::cout << common::device_banner("02_resource_usage", info,
+                                           {std::to_string(limits.regs_per_sm) + " registers and " +
+                                                std::to_string(limits.shared_per_sm) + " bytes of shared memory per SM",
+                                            "at most " + std::to_string(limits.max_warps_per_sm()) + " warps and " +
+                                                std::to_string(limits.max_blocks_per_sm) + " blocks per SM"})
+                  << "\n";
+        std::cout << "C = A x B, " << opt.size << "^3 timed (median of up to " << opt.timing.reps << " repetitions, L2 "
+                  << (opt.warm_l2 ? "warm" : "flushed before each") << "); checked on the host: all " << opt.check_size
+                  << "^2 elements of a " << opt.check_size << "^3 product and " << opt.samples
+                  << " sampled elements of the timed one, inputs uniform in [-1, 1) (seed " << opt.seed << ").\n";
+        std::cout << "Blocks of 16 x 16 = " << kSgemmBlockThreads << " threads, each block a 64 x 64 tile of C.\n\n";
 
-    common::CudaStream stream;
-    const Problem small(opt.check_size, opt.seed);
-    const Problem large(opt.size, opt.seed + 2);
-    const std::vector<std::size_t> positions =
-        sample_positions(opt.samples, static_cast<std::size_t>(opt.size) * opt.size, opt.seed);
-    std::unique_ptr<common::L2Flusher> flusher;
-    if (!opt.warm_l2) flusher = std::make_unique<common::L2Flusher>(info.l2_bytes);
-    common::TimingOptions timing = opt.timing;
-    timing.flush_l2 = !opt.warm_l2;
+        common::CudaStream stream;
+        const Problem small(opt.check_size, opt.seed);
+        const Problem large(opt.size, opt.seed + 2);
+        const std::vector<std::size_t> positions =
+            sample_positions(opt.samples, static_cast<std::size_t>(opt.size) * opt.size, opt.seed);
+        std::unique_ptr<common::L2Flusher> flusher;
+        if (!opt.warm_l2) flusher = std::make_unique<common::L2Flusher>(info.l2_bytes);
 
-    common::TablePrinter table(std::cout, {
-                                              {"build", "build", 13, 0, true},
-                                              {"limit", "limit", 25, 0, true},
-                                              {"registers", "regs", 4, 0, false},
-                                              {"local_bytes", "spill-B", 7, 0, false},
-                                              {"shared_bytes", "smem-B", 6, 0, false},
-                                              {"blocks_per_sm_api", "blk/SM", 6, 0, false},
-                                              {"limited_by", "limited by", 20, 0, true},
-                                              {"occupancy_pct", "occ-%", 5, 1, false},
-                                              {"median_us", "median-us", 9, 1, false},
-                                              {"gflops", "GFLOP/s", 7, 0, false},
-                                              {"vs_plain", "vs-plain", 8, 2, false},
-                                              {"worst_error_ratio", "err/tol", 7, 3, false},
-                                              {"check", "check", 5, 0, true},
-                                          });
-    table.header();
-    std::vector<common::Record> records;
-    bool all_ok = true;
-    std::vector<std::string> notes;
-    double plain_us = NAN;
-    for (const SgemmBuild build : all_sgemm_builds()) {
-      cudaFuncAttributes attr{};
-      CUDA_CHECK(cudaFuncGetAttributes(&attr, sgemm_kernel(build)));
-      int api_blocks = 0;
-      CUDA_CHECK(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, sgemm_kernel(build), kSgemmBlockThreads, 0));
-      KernelResources res;
-      res.threads_per_block = kSgemmBlockThreads;
-      res.regs_per_thread = attr.numRegs;
-      res.static_shared = attr.sharedSizeBytes;
-      res.max_threads_per_block = attr.maxThreadsPerBlock;
-      const OccupancyResult calc = compute_occupancy(limits, res);
-      if (calc.blocks_per_sm != api_blocks)
-        notes.push_back(std::string(sgemm_build_id(build)) + ": the hand calculation gives " +
-                        std::to_string(calc.blocks_per_sm) + " blocks per SM, the API " + std::to_string(api_blocks) +
-                        ".");
-      const double api_occupancy = static_cast<double>(api_blocks) * calc.warps_per_block / limits.max_warps_per_sm();
+        common::TablePrinter table(std::cout, {
+                                                  {"build", "build", 13, 0, true},
+                                                  {"limit", "limit", 25, 0, true},
+                                                  {"registers", "regs", 4, 0, false},
+                                                  {"local_bytes", "spill-B", 7, 0, false},
+                                                  {"shared_bytes", "smem-B", 6, 0, false},
+                                                  {"blocks_per_sm_api", "blk/SM", 6, 0, false},
+                                                  {"limited_by", "limited by", 20, 0, true},
+                                                  {"occupancy_pct", "occ-%", 5, 1, false},
+                                                  {"median_us", "median-us", 9, 1, false},
+                                                  {"gflops", "GFLOP/s", 7, 0, false},
+                                                  {"vs_plain", "vs-plain", 8, 2, false},
+                                                  {"worst_error_ratio", "err/tol", 7, 3, false},
+                                                  {"check", "check", 5, 0, true},
+                                              });
+        table.header();
+        std::vector<common::Record> records;
+        bool all_ok = true;
+        std::vector<std::string> notes;
+        double plain_us = NAN;
+        for (const SgemmBuild build : all_sgemm_builds()) {
+          cudaFuncAttributes attr{};
+          const KernelResources res = kernel_resources(sgemm_kernel(build), kSgemmBlockThreads, &attr);
+          int api_blocks = 0;
+          CUDA_CHECK(
+              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, sgemm_kernel(build), kSgemmBlockThreads, 0));
+          const OccupancyResult calc = compute_occupancy(limits, res);
+          if (calc.blocks_per_sm != api_blocks)
+            notes.push_back(std::string(sgemm_build_id(build)) + ": the hand calculation gives " +
+                            std::to_string(calc.blocks_per_sm) + " blocks per SM, the API " +
+                            std::to_string(api_blocks) + ".");
+          const double api_occupancy =
+              static_cast<double>(api_blocks) * calc.warps_per_block / limits.max_warps_per_sm();
 
-      // Verify before timing; a build that fails is not timed.
-      const GemmCheck small_check = small.run_checked(build, stream.get(), {});
-      GemmCheck large_check;
-      common::Timing t;
-      bool timed = false;
-      if (small_check.ok) {
-        t = common::time_gpu_work([&](cudaStream_t s) { large.launch(build, s); }, stream.get(), timing, flusher.get());
-        timed = true;
-        large_check = large.run_checked(build, stream.get(), positions);
-      }
-      const bool ok = small_check.ok && large_check.ok;
-      all_ok = all_ok && ok;
-      const double flops = 2.0 * opt.size * static_cast<double>(opt.size) * opt.size;
-      const double us = timed ? t.us.median : NAN;
-      if (build == SgemmBuild::plain) plain_us = us;
-      const common::Record rec = {
-          common::text_field("build", sgemm_build_id(build)),
-          common::text_field("limit", sgemm_build_title(build)),
-          common::number_field("registers", attr.numRegs),
-          common::number_field("local_bytes", static_cast<double>(attr.localSizeBytes)),
-          common::number_field("shared_bytes", static_cast<double>(attr.sharedSizeBytes)),
-          common::number_field("max_threads_per_block", attr.maxThreadsPerBlock),
-          common::number_field("block_threads", kSgemmBlockThreads),
-          common::number_field("blocks_per_sm_api", api_blocks),
-          common::number_field("blocks_per_sm_calc", calc.blocks_per_sm),
-          common::text_field("limited_by", limiter_names(calc.limiters)),
-          common::number_field("occupancy_pct", 100.0 * api_occupancy),
-          common::number_field("size", opt.size),
-          common::text_field("reps", timed ? std::to_string(t.reps_run) + (t.capped ? "*" : "") : "-"),
-          common::number_field("median_us", us),
-          common::number_field("min_us", timed ? t.us.min : NAN),
-          common::number_field("max_us", timed ? t.us.max : NAN),
-          common::number_field("gflops", timed ? flops / (us * 1e-6) / 1e9 : NAN),
-          common::number_field("vs_plain", plain_us / us),
-          common::number_field("check_size", opt.check_size),
-          common::number_field("max_abs_error", std::fmax(small_check.max_abs_error, large_check.max_abs_error)),
-          common::number_field("worst_error_ratio", std::fmax(small_check.worst_ratio, large_check.worst_ratio)),
-          common::text_field("check", check_text(small_check, large_check)),
-      };
-      table.row(rec);
-      if (!small_check.ok) notes.push_back(std::string(sgemm_build_id(build)) + " failed: " + small_check.detail);
-      if (timed && !large_check.ok)
-        notes.push_back(std::string(sgemm_build_id(build)) + " failed at " + std::to_string(opt.size) + ": " +
-                        large_check.detail);
-      records.push_back(rec);
-    }
+          // Verify before timing (common/row_measure.hpp); a build that fails is not timed.
+          common::RowMeasure measure(sgemm_build_id(build));
+          const GemmCheck small_check =
+              small.check(measure.checked([&] { return small.run_poisoned(build, stream.get()); }), {});
+          GemmCheck large_check;
+          common::Timing t;
+          bool timed = false;
+          if (small_check.ok) {
+            t = measure.timed([&] { large.launch(build, stream.get()); }, opt.timing, opt.warm_l2, stream.get(),
+                              flusher.get());
+            timed = true;
+            large_check = large.run_checked(build, stream.get(), positions);
+          }
+          const bool ok = small_check.ok && large_check.ok;
+          all_ok = all_ok && ok;
+          const double flops = 2.0 * opt.size * static_cast<double>(opt.size) * opt.size;
+          const double us = timed ? t.us.median : NAN;
+          if (build == SgemmBuild::plain) plain_us = us;
+          common::Record rec = {
+              common::text_field("build", sgemm_build_id(build)),
+              common::text_field("limit", sgemm_build_title(build)),
+              common::number_field("registers", attr.numRegs),
+              common::number_field("local_bytes", static_cast<double>(attr.localSizeBytes)),
+              common::number_field("shared_bytes", static_cast<double>(attr.sharedSizeBytes)),
+              common::number_field("max_threads_per_block", attr.maxThreadsPerBlock),
+              common::number_field("block_threads", kSgemmBlockThreads),
+              common::number_field("blocks_per_sm_api", api_blocks),
+              common::number_field("blocks_per_sm_calc", calc.blocks_per_sm),
+              common::text_field("limited_by", limiter_names(calc.limiters)),
+              common::number_field("occupancy_pct", 100.0 * api_occupancy),
+              common::number_field("size", opt.size),
+          };
+          common::append(rec, common::timing_fields(timed ? &t : nullptr));
+          common::append(rec, {
+                                  common::number_field("gflops", timed ? flops / (us * 1e-6) / 1e9 : NAN),
+                                  common::number_field("vs_plain", plain_us / us),
+                                  common::number_field("check_size", opt.check_size),
+                                  common::number_field("max_abs_error",
+                                                       std::fmax(small_check.max_abs_error, large_check.max_abs_error)),
+                                  common::number_field("worst_error_ratio",
+                                                       std::fmax(small_check.worst_ratio, large_check.worst_ratio)),
+                                  common::text_field("check", check_text(small_check, large_check)),
+                              });
+          table.row(rec);
+          if (!small_check.ok) notes.push_back(std::string(sgemm_build_id(build)) + " failed: " + small_check.detail);
+          if (timed && !large_check.ok)
+            notes.push_back(std::string(sgemm_build_id(build)) + " failed at " + std::to_string(opt.size) + ": " +
+                            large_check.detail);
+          records.push_back(rec);
+        }
 
-    std::cout << "\nregs, spill-B (local memory per thread) and smem-B (static shared memory per block): "
-                 "cudaFuncGetAttributes.\n"
-                 "blk/SM: cudaOccupancyMaxActiveBlocksPerMultiprocessor; 'limited by': the same count worked out by "
-                 "hand (occupancy/occupancy_calc.hpp).\n"
-              << "occ-% = blk/SM x " << kSgemmBlockThreads / limits.warp_size << " warps / "
-              << limits.max_warps_per_sm() << " warps per SM; vs-plain = the plain build's time / this one's.\n"
-              << "err/tol = the worst |error| / tolerance over the checked elements (at most 1 passes), tolerance = "
-                 "(gamma(k+1) + gamma_double(k)) x sum |a b|.\n";
-    std::cout << "The compiler's report of the same three builds: scripts/resource_usage.sh\n";
-    for (const auto& note : notes) std::cout << "  " << note << "\n";
+        std::cout
+            << "\nregs, spill-B (local memory per thread) and smem-B (static shared memory per block): "
+               "cudaFuncGetAttributes.\n"
+               "blk/SM: cudaOccupancyMaxActiveBlocksPerMultiprocessor; 'limited by': the same count worked out by "
+               "hand (occupancy/occupancy_calc.hpp).\n"
+            << "occ-% = blk/SM x " << kSgemmBlockThreads / limits.warp_size << " warps / " << limits.max_warps_per_sm()
+            << " warps per SM; vs-plain = the plain build's time / this one's.\n"
+            << "err/tol = the worst |error| / tolerance over the checked elements (at most 1 passes), tolerance = "
+               "(gamma(k+1) + gamma_double(k)) x sum |a b|.\n";
+        std::cout << "The compiler's report of the same three builds: scripts/resource_usage.sh\n";
+        for (const auto& note : notes) std::cout << "  " << note << "\n";
 
-    common::Metadata meta = common::base_metadata(info);
-    meta.push_back({"size", std::to_string(opt.size)});
-    meta.push_back({"check_size", std::to_string(opt.check_size)});
-    meta.push_back({"samples", std::to_string(opt.samples)});
-    meta.push_back({"seed", std::to_string(opt.seed)});
-    meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
-    meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
-    meta.push_back({"timing", "CUDA events around the kernel, median of the repetitions"});
-    if (!opt.csv.empty()) common::write_file_atomically(opt.csv, common::to_csv(meta, records));
-    if (!opt.json.empty()) common::write_file_atomically(opt.json, common::to_json(meta, records));
-    if (!all_ok) std::cout << "\nSome builds FAILED their check.\n";
-    return all_ok ? kExitOk : kExitFailed;
-  });
+        common::Metadata meta = common::base_metadata(info);
+        meta.push_back({"size", std::to_string(opt.size)});
+        meta.push_back({"check_size", std::to_string(opt.check_size)});
+        meta.push_back({"samples", std::to_string(opt.samples)});
+        meta.push_back({"seed", std::to_string(opt.seed)});
+        common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                                    "CUDA events around the kernel, median of the repetitions", false);
+        return common::finish_run(opt.csv, opt.json, meta, records, all_ok, "Some builds FAILED their check.");
+      });
 }
 
 }  // namespace occupancy

@@ -31,4 +31,16 @@ DeviceLimits query_device_limits(int ordinal) {
   return limits_from_properties(prop);
 }
 
+KernelResources kernel_resources(const void* kernel, int threads_per_block, cudaFuncAttributes* attributes) {
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  if (attributes != nullptr) *attributes = attr;
+  KernelResources res;
+  res.threads_per_block = threads_per_block;
+  res.regs_per_thread = attr.numRegs;
+  res.static_shared = attr.sharedSizeBytes;
+  res.max_threads_per_block = attr.maxThreadsPerBlock;
+  return res;
+}
+
 }  // namespace occupancy

@@ -191,10 +191,4 @@ void check_sweep_options(const SweepOptions& opt, const DeviceLimits& device) {
                        std::to_string(device.max_blocks_per_sm) + " resident blocks per SM.");
 }
 
-void check_memory(std::size_t needed_bytes, std::size_t free_bytes, const std::string& what) {
-  if (needed_bytes > free_bytes)
-    throw UsageError(what + " needs " + std::to_string(needed_bytes) + " bytes of GPU memory but only " +
-                     std::to_string(free_bytes) + " bytes are free.");
-}
-
 }  // namespace occupancy

@@ -66,7 +66,4 @@ std::optional<SweepOptions> parse_sweep_options(int argc, const char* const* arg
 void check_hierarchy_options(HierarchyOptions& opt, const DeviceLimits& device);
 void check_sweep_options(const SweepOptions& opt, const DeviceLimits& device);
 
-// Refuses a run that needs more GPU memory than is free (one sentence naming both).
-void check_memory(std::size_t needed_bytes, std::size_t free_bytes, const std::string& what);
-
 }  // namespace occupancy

@@ -11,25 +11,13 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "inputs.hpp"
+#include "measure.hpp"
 #include "output.hpp"
 #include "row_measure.hpp"
 #include "timing.hpp"
 
 namespace peers {
 namespace {
-
-struct Options {
-  std::uint64_t n = std::uint64_t{1} << 24;
-  std::vector<std::uint64_t> sweep;
-  std::string csv;
-  std::string json;
-  bool warm_l2 = false;
-  common::FlushMode flush = common::FlushMode::read;
-  std::string pattern = "uniform";
-  std::uint64_t seed = 1;
-  int device = 0;
-  common::TimingOptions timing;
-};
 
 struct Outcome {
   common::Check check;
@@ -43,25 +31,20 @@ struct Outcome {
 Outcome run_checked(const PeerRow& row, LaunchArgs args, const common::Reference& ref, std::uint32_t bits_expected) {
   Outcome o;
   args.checked = true;
-  if (row.verify == Verify::float_sum) {
-    const float poison = common::poison_value();
-    CUDA_CHECK(cudaMemcpyAsync(args.out, &poison, sizeof poison, cudaMemcpyHostToDevice, args.stream));
+  const auto launch = [&] {
     row.launch(args);
     CUDA_CHECK_LAUNCH();
-    float result = 0.0f;
-    CUDA_CHECK(cudaMemcpyAsync(&result, args.out, sizeof result, cudaMemcpyDeviceToHost, args.stream));
-    CUDA_CHECK(cudaStreamSynchronize(args.stream));
+  };
+  if (row.verify == Verify::float_sum) {
+    const float result =
+        common::poisoned_run(static_cast<float*>(args.out), common::poison_value(), launch, args.stream);
     o.result = result;
     o.reference = ref.sum;
     o.check = common::check_sum(result, ref, row.bound(args.n), args.n);
     return o;
   }
-  CUDA_CHECK(cudaMemsetAsync(args.out, 0, sizeof(std::uint32_t), args.stream));
-  row.launch(args);
-  CUDA_CHECK_LAUNCH();
-  std::uint32_t bits = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&bits, args.out, sizeof bits, cudaMemcpyDeviceToHost, args.stream));
-  CUDA_CHECK(cudaStreamSynchronize(args.stream));
+  // The bit-pattern sum accumulates into its output, so it starts from zero.
+  const std::uint32_t bits = common::poisoned_run(static_cast<std::uint32_t*>(args.out), 0u, launch, args.stream);
   o.result = bits;
   o.reference = bits_expected;
   o.check.ok = bits == bits_expected;
@@ -80,14 +63,12 @@ common::Record make_record(const PeerRow& row, const Outcome& o, std::size_t n, 
   using common::number_field;
   using common::text_field;
   const double us = o.timed ? o.timing.us.median : NAN;
-  const double gbs = o.timed ? static_cast<double>(n) * sizeof(float) / (us * 1e-6) / 1e9 : NAN;
-  std::string reps = "-";
-  if (o.timed) reps = std::to_string(o.timing.reps_run) + (o.timing.capped ? "*" : "");
+  const double gbs = o.timed ? common::gb_per_s(static_cast<double>(n) * sizeof(float), us) : NAN;
   const bool float_sum = row.verify == Verify::float_sum;
   // The columns and their order are the reduce runner's (reduction/runner.cpp), so one
   // reader takes both files; the ratios to stage 01, the previous stage and CUB are the
   // runner's to compute and stay empty here.
-  return {
+  common::Record rec = {
       number_field("n", static_cast<double>(n)),
       text_field("key", row.id),
       text_field("id", row.id),
@@ -95,25 +76,25 @@ common::Record make_record(const PeerRow& row, const Outcome& o, std::size_t n, 
       text_field("kind", row.kind),
       row.block ? number_field("block", row.block()) : text_field("block", "-"),
       number_field("grid", row.grid ? static_cast<double>(row.grid(n)) : NAN),
-      text_field("reps", reps),
-      number_field("median_us", us),
-      number_field("min_us", o.timed ? o.timing.us.min : NAN),
-      number_field("max_us", o.timed ? o.timing.us.max : NAN),
-      number_field("gbs", gbs),
-      number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
-      number_field("speedup_vs_01", NAN),
-      number_field("vs_previous", NAN),
-      number_field("vs_cub", NAN),
-      number_field("result", float_sum ? o.result : NAN),
-      number_field("reference", float_sum ? o.reference : NAN),
-      number_field("abs_error", float_sum ? o.check.abs_error : NAN),
-      number_field("rel_error", float_sum ? o.check.rel_error : NAN),
-      number_field("tolerance", float_sum ? o.check.tolerance : NAN),
-      text_field("check", o.check.verdict()),
-      text_field("deterministic", row.deterministic ? "yes" : "no"),
-      text_field("single_launch", row.single_launch ? "yes" : "no"),
-      number_field("book_v100_ms", NAN),
   };
+  common::append(rec, common::timing_fields(o.timed ? &o.timing : nullptr));
+  common::append(rec, {
+                          number_field("gbs", gbs),
+                          number_field("pct_peak", 100.0 * gbs / d.peak_bandwidth_gbs()),
+                          number_field("speedup_vs_01", NAN),
+                          number_field("vs_previous", NAN),
+                          number_field("vs_cub", NAN),
+                          number_field("result", float_sum ? o.result : NAN),
+                          number_field("reference", float_sum ? o.reference : NAN),
+                          number_field("abs_error", float_sum ? o.check.abs_error : NAN),
+                          number_field("rel_error", float_sum ? o.check.rel_error : NAN),
+                          number_field("tolerance", float_sum ? o.check.tolerance : NAN),
+                          text_field("check", o.check.verdict()),
+                          text_field("deterministic", row.deterministic ? "yes" : "no"),
+                          text_field("single_launch", row.single_launch ? "yes" : "no"),
+                          number_field("book_v100_ms", NAN),
+                      });
+  return rec;
 }
 
 std::vector<common::Column> table_columns() {
@@ -124,7 +105,7 @@ std::vector<common::Column> table_columns() {
   };
 }
 
-int run(const Options& opt, const PeerProgram& program) {
+int run(const common::MeasureOptions& opt, const PeerProgram& program) {
   const std::vector<std::uint64_t> sizes = opt.sweep.empty() ? std::vector<std::uint64_t>{opt.n} : opt.sweep;
   const std::uint64_t n_max = sizes.back();
   const common::DeviceInfo device = common::query_device(opt.device);
@@ -133,22 +114,7 @@ int run(const Options& opt, const PeerProgram& program) {
   std::size_t scratch = 0;
   for (const PeerRow& r : rows) scratch = std::max(scratch, r.scratch_bytes(n_max));
   const std::size_t flush_bytes = opt.warm_l2 ? 0 : common::l2_flush_bytes(device.l2_bytes);
-  const std::size_t need = n_max * sizeof(float) + scratch + flush_bytes + (std::size_t{1} << 20);
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  common::device_memory(free_bytes, total_bytes);
-  if (need > free_bytes)
-    throw common::UsageError("n = " + common::format_count(n_max) + " needs " + std::to_string(need) +
-                             " bytes of GPU memory (input, scratch, L2 flush buffer and 1 MiB of slack) but only " +
-                             std::to_string(free_bytes) + " bytes are free on " + device.name + ".");
-
-  const common::Pattern pattern = common::parse_pattern(opt.pattern);
-  if (n_max >= (std::uint64_t{1} << 26))
-    std::cerr << "generating " << common::format_count(n_max) << " " << opt.pattern << " floats (seed " << opt.seed
-              << ") and their double-precision reference..." << std::endl;
-  const std::vector<float> host = common::make_input(pattern, opt.seed, n_max);
-  common::DeviceBuffer<float> input(n_max);
-  common::copy_to_device(input.get(), host.data(), input.bytes());
+  const common::SumInput input = common::prepare_sum_input(opt, n_max, scratch, flush_bytes, device);
   common::DeviceBuffer<unsigned char> scratch_buffer(scratch);
   common::DeviceBuffer<float> out(1);
   std::unique_ptr<common::L2Flusher> flusher;
@@ -159,40 +125,27 @@ int run(const Options& opt, const PeerProgram& program) {
   meta.push_back({"n", opt.sweep.empty() ? std::to_string(opt.n) : "sweep"});
   meta.push_back({"pattern", opt.pattern});
   meta.push_back({"seed", std::to_string(opt.seed)});
-  meta.push_back({"max_reps", std::to_string(opt.timing.reps)});
-  meta.push_back({"min_reps", std::to_string(opt.timing.min_reps)});
-  meta.push_back({"budget_ms_per_row", std::to_string(opt.timing.budget_ms)});
-  meta.push_back({"l2_flushed", opt.warm_l2 ? "no" : "yes"});
-  meta.push_back({"l2_flush", opt.warm_l2 ? "none" : common::flush_mode_name(opt.flush)});
-  meta.push_back({"timing", "CUDA events around the call, median of the repetitions"});
+  common::add_timing_metadata(meta, opt.timing, opt.warm_l2, "CUDA events around the call, median of the repetitions",
+                              true, &opt.flush);
   meta.insert(meta.end(), program.metadata.begin(), program.metadata.end());
 
-  std::cout << program.program << " on " << device.name << " (sm_" << device.cc_major << device.cc_minor << ", "
-            << device.sm_count << " SMs, theoretical " << static_cast<long>(device.peak_bandwidth_gbs())
-            << " GB/s), driver " << device.driver << "\n";
+  std::cout << common::device_banner(program.program, device, {common::peak_detail(device)}) << "\n";
   for (const auto& [key, value] : program.metadata) std::cout << key << ": " << value << "\n";
   std::cout << sizes.size() << " size(s) from " << common::format_count(sizes.front()) << " to "
             << common::format_count(n_max) << ", " << opt.pattern << " inputs (seed " << opt.seed
             << "), median of up to " << opt.timing.reps << " repetitions per row, L2 "
-            << (opt.warm_l2
-                    ? "warm (not flushed)"
-                    : std::string("flushed before each repetition (") + common::flush_mode_name(opt.flush) + " flush)")
-            << "\n\n";
+            << common::l2_state(opt.warm_l2, opt.flush, true) << "\n\n";
 
   common::TablePrinter table(std::cout, table_columns());
   table.header();
   std::vector<common::Record> records;
-  bool all_ok = true;
-  bool any_capped = false;
+  common::Tally tally;
   for (const std::uint64_t n : sizes) {
-    const std::vector<float> prefix =
-        n == n_max ? std::vector<float>() : std::vector<float>(host.begin(), host.begin() + n);
-    const std::vector<float>& x = n == n_max ? host : prefix;
-    const common::Reference ref = common::reference_sum(x);
-    const std::uint32_t bits = bit_pattern_sum(x.data(), x.size());
+    const common::Reference ref = input.reference(n);
+    const std::uint32_t bits = bit_pattern_sum(input.host.data(), n);
     for (const PeerRow& row : rows) {
       LaunchArgs args;
-      args.in = input.get();
+      args.in = input.device.get();
       args.n = n;
       args.out = out.get();
       args.scratch = scratch_buffer.get();
@@ -214,16 +167,15 @@ int run(const Options& opt, const PeerProgram& program) {
       table.row(rec);
       rec.erase(rec.begin());
       if (!o.check.ok) std::cout << "  " << row.id << " failed its check: " << o.check.detail << "\n";
-      all_ok = all_ok && o.check.acceptable();
-      any_capped = any_capped || (o.timed && o.timing.capped);
+      tally.add(o.check, o.timed ? &o.timing : nullptr);
       records.push_back(std::move(rec));
     }
     if (sizes.size() > 1) table.rule();
   }
   std::cout << "\nGB/s = n x 4 bytes / median time; %peak against the theoretical "
             << static_cast<long>(device.peak_bandwidth_gbs()) << " GB/s.\n";
-  if (any_capped) std::cout << "reps marked * were cut short by the time budget per row (--budget-ms).\n";
-  return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
+  common::print_capped_note(std::cout, tally);
+  return common::finish_run(opt.csv, opt.json, meta, records, tally.all_ok);
 }
 
 }  // namespace
@@ -239,15 +191,10 @@ std::uint32_t bit_pattern_sum(const float* x, std::size_t n) {
 }
 
 int peer_main(int argc, const char* const* argv, const PeerProgram& program) {
-  Options opt;
+  common::MeasureOptions opt;
   common::ArgParser args(program.program, program.summary);
   common::add_size_options(args, opt.n, opt.sweep);
-  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  common::add_pattern_option(args, opt.pattern);
-  common::add_seed_option(args, opt.seed, "input");
-  common::add_device_option(args, opt.device);
-  common::add_output_options(args, opt.csv, opt.json, "every column");
-  common::add_flush_option(args, opt.flush);
+  common::add_measure_options(args, opt);
   args.epilog(program.epilog +
               "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no "
               "CUDA device.");

@@ -55,12 +55,8 @@ __global__ void grid_stride_sum_four_loads(const float* __restrict__ in, std::si
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t threads = static_cast<std::size_t>(block);
-  int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_stride_sum_four_loads, block,
-                                                           threads * sizeof(float)));
-  const std::size_t resident =
-      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, ceil_div(n, threads * kNumLoad)));
+  const int per_sm = blocks_per_sm(grid_stride_sum_four_loads, block, threads * sizeof(float));
+  const std::size_t grid = resident_grid(per_sm, device.sm_count, n, threads * kNumLoad);
 
   LaunchPlan p;
   p.grid = static_cast<unsigned>(grid);

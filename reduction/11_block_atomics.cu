@@ -41,13 +41,9 @@ __global__ void __launch_bounds__(kBlock) atomic_block_sum(const float* __restri
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t threads = static_cast<std::size_t>(block);
-  int per_sm = 0;
-  with_block_size("11", block, [&](auto b) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, atomic_block_sum<decltype(b)::value>, block, 0));
-  });
-  const std::size_t resident =
-      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, ceil_div(n, threads * kLoads)));
+  const int per_sm =
+      with_block_size("11", block, [&](auto b) { return blocks_per_sm(atomic_block_sum<decltype(b)::value>, block); });
+  const std::size_t grid = resident_grid(per_sm, device.sm_count, n, threads * kLoads);
 
   LaunchPlan p;
   p.grid = static_cast<unsigned>(grid);

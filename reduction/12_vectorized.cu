@@ -68,12 +68,11 @@ __global__ void sum_partials(const float* __restrict__ partials, unsigned count,
 }
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
-  int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vectorized_partials, block, 0));
-  const std::size_t resident = static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(device.sm_count);
-  const std::size_t useful = ceil_div(n, static_cast<std::size_t>(block) * kUnroll * 4);
+  const int per_sm = blocks_per_sm(vectorized_partials, block);
+  // One wave; a block takes block x kUnroll float4s per step of the grid.
+  const std::size_t per_block = static_cast<std::size_t>(block) * kUnroll * 4;
   LaunchPlan p;
-  p.grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, useful)));
+  p.grid = static_cast<unsigned>(resident_grid(per_sm, device.sm_count, n, per_block));
   p.scratch_bytes = p.grid * sizeof(float);
   const std::size_t threads = static_cast<std::size_t>(p.grid) * static_cast<std::size_t>(block);
   // Per thread: its share of the input (plus head/tail and the kUnroll accumulators),

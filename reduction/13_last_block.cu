@@ -59,12 +59,8 @@ __global__ void __launch_bounds__(kBlock)
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   LaunchPlan p;
-  const int per_sm = with_block_size("13", block, [](auto b) {
-    int blocks = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, last_block_sum<decltype(b)::value>,
-                                                             decltype(b)::value, 0));
-    return blocks;
-  });
+  const int per_sm = with_block_size(
+      "13", block, [](auto b) { return blocks_per_sm(last_block_sum<decltype(b)::value>, decltype(b)::value); });
   p.grid = ticket_grid(n, block, per_sm, device.sm_count);
   p.scratch_bytes = kPartialsOffset + p.grid * sizeof(float);
   p.zero_scratch_once = true;

@@ -116,12 +116,8 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
     p.error_depth = 2 + kSmallLoads + 2 + common::tree_depth(b);
     return p;
   }
-  const int per_sm = with_block_size("14", block, [](auto k) {
-    int blocks = 0;
-    CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tagged_sum<decltype(k)::value>, decltype(k)::value, 0));
-    return blocks;
-  });
+  const int per_sm = with_block_size(
+      "14", block, [](auto k) { return blocks_per_sm(tagged_sum<decltype(k)::value>, decltype(k)::value); });
   p.grid = ticket_grid(n, block, per_sm, device.sm_count);
   p.scratch_bytes = kSlotsOffset + p.grid * sizeof(unsigned long long);
   p.zero_scratch_once = true;

@@ -153,12 +153,9 @@ __global__ void __launch_bounds__(kMaxBlock)
 }
 
 LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
-  int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, compensated_sum, block, 0));
-  const std::size_t resident =
-      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
+  const int per_sm = blocks_per_sm(compensated_sum, block);
   const std::size_t threads_per_block = static_cast<std::size_t>(block);
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, ceil_div(n / 4, threads_per_block * kLoads)));
+  const std::size_t grid = resident_grid(per_sm, device.sm_count, n / 4, threads_per_block * kLoads);
 
   LaunchPlan p;
   p.grid = static_cast<unsigned>(grid);

@@ -8,12 +8,11 @@
 
 #include <cstddef>
 
+#include "grid.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
 
 namespace reduction {
-
-inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // Scratch for passes that shrink the array by `per_block` each time.
 inline std::size_t multi_pass_scratch_bytes(std::size_t n, std::size_t per_block) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_check.hpp"
+#include "row_measure.hpp"
 #include "verify.hpp"
 
 namespace reduction {
@@ -15,10 +16,12 @@ int effective_block(const Stage& stage, int requested, const common::DeviceInfo&
 
 PreparedStage::PreparedStage(const Stage& stage, const float* input, std::size_t n, int block,
                              const common::DeviceInfo& device, cudaStream_t stream)
-    : stage_(&stage), out_(1) {
-  const int b = effective_block(stage, block, device);
-  plan_ = stage.plan(n, b, device);
-  scratch_ = common::DeviceBuffer<unsigned char>(plan_.scratch_bytes);
+    : PreparedStage(stage, stage.plan(n, effective_block(stage, block, device), device), input, n,
+                    effective_block(stage, block, device), stream) {}
+
+PreparedStage::PreparedStage(const Stage& stage, const LaunchPlan& plan, const float* input, std::size_t n, int block,
+                             cudaStream_t stream)
+    : stage_(&stage), plan_(plan), scratch_(plan.scratch_bytes), out_(1) {
   if (plan_.zero_scratch_once && scratch_.bytes() > 0) {
     CUDA_CHECK(cudaMemsetAsync(scratch_.get(), 0, scratch_.bytes(), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -28,19 +31,14 @@ PreparedStage::PreparedStage(const Stage& stage, const float* input, std::size_t
   args_.out = out_.get();
   args_.scratch = scratch_.get();
   args_.scratch_bytes = plan_.scratch_bytes;
-  args_.block = b;
+  args_.block = block;
   args_.grid = plan_.grid;
   args_.stream = stream;
 }
 
 float PreparedStage::run_checked() {
-  const float poison = common::poison_value();
-  CUDA_CHECK(cudaMemcpyAsync(out_.get(), &poison, sizeof poison, cudaMemcpyHostToDevice, args_.stream));
-  launch();
-  float result = 0.0f;
-  CUDA_CHECK(cudaMemcpyAsync(&result, out_.get(), sizeof result, cudaMemcpyDeviceToHost, args_.stream));
-  CUDA_CHECK(cudaStreamSynchronize(args_.stream));
-  return result;
+  return common::poisoned_run(
+      out_.get(), common::poison_value(), [this] { launch(); }, args_.stream);
 }
 
 }  // namespace reduction

@@ -15,6 +15,9 @@ class PreparedStage {
   // `block` 0 means the stage's preferred size on this device.
   PreparedStage(const Stage& stage, const float* input, std::size_t n, int block, const common::DeviceInfo& device,
                 cudaStream_t stream);
+  // With the plan already made (stage.plan(n, block, device)) for this n and block.
+  PreparedStage(const Stage& stage, const LaunchPlan& plan, const float* input, std::size_t n, int block,
+                cudaStream_t stream);
 
   // Poisons the output, launches once, waits, and returns what the stage wrote.
   float run_checked();
@@ -23,6 +26,7 @@ class PreparedStage {
 
   const Stage& stage() const { return *stage_; }
   const LaunchPlan& plan() const { return plan_; }
+  const StageArgs& args() const { return args_; }
   int block() const { return args_.block; }
 
  private:

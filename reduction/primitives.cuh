@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grid.hpp"
+
 namespace reduction {
 
 // ---- stage 08: sums with warp shuffles ------------------------------------------------
@@ -196,8 +198,7 @@ __device__ __forceinline__ float block_sum_one_round(float v) {
 // whole number of blocks of threads.
 inline std::size_t chunk_vectors(const float* in, std::size_t n, unsigned grid, int block) {
   const std::size_t b = static_cast<std::size_t>(block);
-  const std::size_t chunk = (Float4Split(in, n).vectors + grid - 1) / grid;
-  return (chunk + b - 1) / b * b;
+  return ceil_div(ceil_div(Float4Split(in, n).vectors, grid), b) * b;
 }
 
 // Host: the grid of a single-pass kernel. Enough blocks to fill the GPU (`per_sm`
@@ -209,11 +210,8 @@ constexpr int kMinVectorsPerThread = 2;
 
 inline unsigned ticket_grid(std::size_t n, int block, int per_sm, int sm_count) {
   const int target = std::max(kTargetThreadsPerSm / block, 1);
-  const std::size_t resident =
-      static_cast<std::size_t>(std::max(std::min(per_sm, target), 1)) * static_cast<std::size_t>(sm_count);
   const std::size_t per_block = static_cast<std::size_t>(block) * kMinVectorsPerThread * 4;
-  const std::size_t useful = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::max<std::size_t>(std::min(useful, resident), 1));
+  return static_cast<unsigned>(resident_grid(std::min(per_sm, target), sm_count, n, per_block));
 }
 
 }  // namespace reduction

@@ -68,8 +68,8 @@ the generator knows (median_us, gbs, vs_cub, rel_error, ...) have default format
 titles. An empty CSV cell prints as "-". Each table ends with a line naming its file,
 device, driver, commit and date from the file's "# key: value" metadata.
 
-The registered stages (parsed from reduction/stages.cpp and each stage's describe
-function), with links to their source files and chapters:
+The registered stages (the registry as `reduce --list --format csv` prints it, read from
+its committed copy scripts/registry.csv), with links to their source files and chapters:
 
     <!-- stages: kind=all|stage|baseline -->
     (generated)
@@ -774,45 +774,30 @@ class RegisteredStage:
     chapter: str
 
 
+# The registry's machine form, `build/reduction/reduce --list --format csv`, committed so
+# that the docs can be generated and checked without a build; the host test
+# registry_snapshot (tests/host/test_registry_snapshot.py) fails whenever it differs from
+# what the program prints.
+REGISTRY_SNAPSHOT = Path("scripts") / "registry.csv"
+REGISTRY_COMMAND = "build/reduction/reduce --list --format csv > scripts/registry.csv"
+
+
 def read_registry(root: Path) -> list[RegisteredStage]:
-    """The registry as reduction/stages.cpp lists it, with each describe function's fields."""
-    stages_cpp = root / "reduction" / "stages.cpp"
-    if not stages_cpp.is_file():
-        raise DocsError(f"{stages_cpp} does not exist, so the stage list cannot be generated.")
-    text = stages_cpp.read_text(encoding="utf-8")
-    m = re.search(r"registry\(\)\s*\{(.*?)return stages;", text, re.S)
-    if not m:
-        raise DocsError(f"{stages_cpp} has no registry() function of the expected shape.")
-    names = re.findall(r"describe_(\w+)\(\)", m.group(1))
-    bodies: dict[str, str] = {}
-    for path in sorted((root / "reduction").glob("*.cu")) + sorted((root / "reduction" / "baselines").glob("*.cu")):
-        for d in re.finditer(r"Stage describe_(\w+)\(\)\s*\{(.*?)\n\}", path.read_text(encoding="utf-8"), re.S):
-            bodies[d.group(1)] = d.group(2)
-    out = []
-    for name in names:
-        if name not in bodies:
-            raise DocsError(f"describe_{name}() is in the registry but no reduction/**/*.cu file defines it.")
-        body = bodies[name]
-
-        def field_of(pattern: str, what: str) -> str:
-            f = re.search(pattern, body)
-            if not f:
-                raise DocsError(f"describe_{name}() sets no {what}.")
-            return f.group(1)
-
-        baseline = "Kind::baseline" in body
-        ident = field_of(r's\.id\s*=\s*"([^"]*)"', "s.id")
-        key = ident if baseline else "%02d" % int(field_of(r"s\.number\s*=\s*(\d+)", "s.number"))
-        out.append(
-            RegisteredStage(
-                key=key,
-                kind="baseline" if baseline else "stage",
-                title=field_of(r's\.title\s*=\s*"([^"]*)"', "s.title"),
-                source=field_of(r's\.source\s*=\s*"([^"]*)"', "s.source"),
-                chapter=field_of(r's\.chapter\s*=\s*"([^"]*)"', "s.chapter"),
-            )
-        )
-    return out
+    """The registry in its order: key, kind, title, source and chapter of every stage and baseline."""
+    path = root / REGISTRY_SNAPSHOT
+    try:
+        data = result_files.load(path)
+    except MissingFile:
+        raise DocsError(f"{path} does not exist, so the stage list cannot be generated: run {REGISTRY_COMMAND}.")
+    except result_files.ResultFileError as e:
+        raise DocsError(f"{e} (it is written by {REGISTRY_COMMAND})") from None
+    missing = [c for c in ("key", "kind", "title", "source", "chapter") if c not in data.columns]
+    if missing:
+        raise DocsError(f"{path} has no column {missing[0]}: run {REGISTRY_COMMAND}.")
+    return [
+        RegisteredStage(key=r["key"], kind=r["kind"], title=r["title"], source=r["source"], chapter=r["chapter"])
+        for r in data.rows
+    ]
 
 
 def render_stages(marker: Marker, ctx: Context) -> str:

@@ -26,20 +26,11 @@ import sys
 import tempfile
 
 source_dir = os.path.abspath(sys.argv[1])
-failures = []
-passed = 0
+from host_checks import check, failures, finish  # noqa: E402
 
 # The CMake release that introduced each presets schema version.
 SCHEMA_NEEDS = {1: (3, 19), 2: (3, 20), 3: (3, 21), 4: (3, 23), 5: (3, 24), 6: (3, 25), 7: (3, 27), 8: (3, 28),
                 9: (3, 30), 10: (3, 31)}
-
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
 
 
 def configure(build, *args):
@@ -134,7 +125,4 @@ prerequisites = readme.split("## Prerequisites", 1)[-1].split("\n## ", 1)[0]
 for needed in ("Catch2", "matplotlib", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
     check(needed in prerequisites, f"the README's prerequisites name {needed}")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"{passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

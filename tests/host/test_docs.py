@@ -304,24 +304,25 @@ RUNNING = (
 )
 
 
+def write_registry(box, rows):
+    """The sandbox's scripts/registry.csv, as `reduce --list --format csv` writes it."""
+    (box.root / "scripts").mkdir(exist_ok=True)
+    (box.root / "scripts" / "registry.csv").write_text(
+        "# registry: test\nkey,id,kind,title,source,chapter\n" + "".join(r + "\n" for r in rows), encoding="utf-8"
+    )
+
+
 def running_sandbox():
     """A sandbox with a result file for the running view and a registry that puts
     stages 02 and 03 in chapters/c.md and the others elsewhere."""
     box = Sandbox()
     box.write_result("run.csv", RUNNING)
-    (box.root / "reduction").mkdir()
     names = {1: "one", 2: "two", 3: "three", 4: "four"}
-    (box.root / "reduction" / "stages.cpp").write_text(
-        "registry() {\n  stages = {" + ", ".join(f"describe_{v}()" for v in names.values()) + "};\n"
-        "  return stages;\n}\n"
-    )
+    rows = []
     for number, name in names.items():
         chapter = "chapters/c.md" if number in (2, 3) else "chapters/other.md"
-        (box.root / "reduction" / f"0{number}_{name}.cu").write_text(
-            f'Stage describe_{name}() {{\n  Stage s;\n  s.number = {number};\n  s.id = "{name}";\n'
-            f'  s.title = "{name}";\n  s.source = "reduction/0{number}_{name}.cu";\n  s.chapter = "{chapter}";\n'
-            "  return s;\n}\n"
-        )
+        rows.append(f"0{number},{name},stage,{name},reduction/0{number}_{name}.cu,{chapter}")
+    write_registry(box, rows)
     return box
 
 
@@ -504,31 +505,20 @@ def test_rewriting_touches_no_other_file():
 
 def test_stage_list():
     box = Sandbox()
-    (box.root / "reduction" / "baselines").mkdir(parents=True)
-    (box.root / "reduction" / "stages.cpp").write_text(
-        "const std::vector<Stage>& registry() {\n  static const std::vector<Stage> stages = {\n"
-        "      describe_first(), describe_lib(),\n  };\n  return stages;\n}\n"
-    )
-    (box.root / "reduction" / "01_first.cu").write_text(
-        'Stage describe_first() {\n  Stage s;\n  s.number = 1;\n  s.id = "first";\n  s.title = "the first";\n'
-        '  s.source = "reduction/01_first.cu";\n  s.chapter = "chapters/c.md";\n  return s;\n}\n'
-    )
-    (box.root / "reduction" / "baselines" / "lib.cu").write_text(
-        'Stage describe_lib() {\n  Stage s;\n  s.kind = Kind::baseline;\n  s.id = "lib";\n  s.title = "a library";\n'
-        '  s.source = "reduction/baselines/lib.cu";\n  s.chapter = "chapters/c.md";\n  return s;\n}\n'
-    )
+    write_registry(box, [
+        "01,first,stage,the first,reduction/01_first.cu,chapters/c.md",
+        "lib,lib,baseline,a library,reduction/baselines/lib.cu,chapters/c.md",
+    ])
     path = box.doc("<!-- stages: kind=all -->\n<!-- /stages -->\n")
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
     check("stage list: generated from the registry in its order",
           rc == 0 and "| 01 | the first | [reduction/01_first.cu](../reduction/01_first.cu) | [chapters/c.md](c.md) |"
           in text and text.index("| 01 |") < text.index("| lib |"), text + err)
-    (box.root / "reduction" / "stages.cpp").write_text(
-        "registry() {\n  stages = { describe_first(), describe_gone() };\n  return stages;\n}\n"
-    )
+    (box.root / "scripts" / "registry.csv").unlink()
     rc, _, err = box.run()
-    check("stage list: a registry row without its describe function is an error",
-          rc == 2 and "describe_gone()" in err, err)
+    check("stage list: a missing registry snapshot is an error that names the command writing it",
+          rc == 2 and "reduce --list --format csv" in err, err)
     box.close()
 
 

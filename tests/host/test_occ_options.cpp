@@ -170,10 +170,6 @@ TEST_CASE("03_occupancy_sweep options", "[occupancy][cli]") {
   s.per_sm = {64};
   CHECK(usage_error([&] { occupancy::check_sweep_options(s, d); }).find("limit of 32 resident blocks") !=
         std::string::npos);
-
-  CHECK_NOTHROW(occupancy::check_memory(10, 10, "x"));
-  CHECK(usage_error([] { occupancy::check_memory(11, 10, "--n 2^36"); }) ==
-        "--n 2^36 needs 11 bytes of GPU memory but only 10 bytes are free.");
 }
 
 TEST_CASE("check_gemm: the host reference and its tolerance", "[occupancy][gemm]") {

@@ -16,16 +16,7 @@ sys.path.insert(0, os.path.join(source_dir, "scripts"))
 import plot  # noqa: E402
 
 plot_py = os.path.join(source_dir, "scripts", "plot.py")
-failures = []
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
+from host_checks import check, failures, finish  # noqa: E402
 
 
 META = "# device: Test GPU\n# peak_gbs: 1000\n# n: 1024\n"
@@ -134,7 +125,4 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check(p.returncode == 0, f"the committed CSVs: exit code {p.returncode}: {p.stderr.strip()}")
 
-print(f"{passed} checks passed, {len(failures)} failed")
-for f in failures:
-    print("FAILED:", f)
-sys.exit(1 if failures else 0)
+finish()

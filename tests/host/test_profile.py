@@ -24,16 +24,7 @@ import ncu_table  # noqa: E402
 
 fixture = os.path.join(source_dir, "tests", "host", "data", "ncu_raw_two_kernels.csv")
 profile_sh = os.path.join(source_dir, "scripts", "profile.sh")
-failures = []
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
+from host_checks import check, failures, finish  # noqa: E402
 
 
 def close(a, b):
@@ -189,7 +180,4 @@ exit 0
     check(os.path.exists(os.path.join(outdir, "reduce_13.ncu-rep")), "a report per stage")
     check("stall_memory_dependency" in out, "the printed table names the nvprof metrics")
 
-print(f"{passed} checks passed, {len(failures)} failed")
-for f in failures:
-    print("FAILED:", f)
-sys.exit(1 if failures else 0)
+finish()

@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "cli.hpp"
+#include "measure.hpp"
 #include "registry.hpp"
 #include "runner.hpp"
 #include "test_files.hpp"
@@ -136,12 +137,12 @@ TEST_CASE("the listing for scripts has one tab-separated line per entry", "[regi
 }
 
 TEST_CASE("a run that does not fit in GPU memory is refused with the bytes needed and free", "[registry]") {
-  reduction::MemoryNeed need;
-  need.input = std::size_t{1} << 38;
-  need.scratch = 1000;
-  need.flush = 2000;
-  const std::string msg = reduction::memory_shortfall(std::size_t{1} << 36, need, std::size_t{1} << 30, "Test GPU");
-  CHECK(msg.find("n = 2^36 needs " + std::to_string(need.total()) + " bytes") != std::string::npos);
-  CHECK(msg.find("only 1073741824 bytes are free on Test GPU") != std::string::npos);
-  CHECK(reduction::memory_shortfall(1024, reduction::MemoryNeed{4096, 0, 0}, std::size_t{1} << 30, "x").empty());
+  common::MemoryNeed need;
+  need.add("input", std::size_t{1} << 38).add("scratch", 1000).add("L2 flush buffer", 2000);
+  const std::string msg = need.shortfall("n = 2^36", std::size_t{1} << 30, "Test GPU");
+  CHECK(need.total() == (std::size_t{1} << 38) + 3000 + (std::size_t{1} << 20));
+  CHECK(msg == "n = 2^36 needs " + std::to_string(need.total()) +
+                   " bytes of GPU memory (input 274877906944, scratch 1000, L2 flush buffer 2000, output and slack "
+                   "1048576) but only 1073741824 bytes are free on Test GPU.");
+  CHECK(common::MemoryNeed().add("input", 4096).shortfall("n = 1024", std::size_t{1} << 30, "x").empty());
 }

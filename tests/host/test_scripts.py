@@ -30,16 +30,7 @@ scripts = os.path.join(source_dir, "scripts")
 sys.path.insert(0, scripts)
 import output_files  # noqa: E402
 
-failures = []
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
+from host_checks import check, failures, finish  # noqa: E402
 
 
 def write_exe(path, body):
@@ -386,7 +377,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(stat.S_IMODE(os.stat(target).st_mode) & 0o044 == 0o044 or os.umask(os.umask(0)) & 0o044,
           "a new file is readable as a new file would be (not mkstemp's 0600)")
 
-print(f"{passed} checks passed, {len(failures)} failed")
-for f in failures:
-    print("FAILED:", f)
-sys.exit(1 if failures else 0)
+finish()
