@@ -165,6 +165,37 @@ def draw_ladder(d: dict, path: str) -> None:
     plt.close(fig)
 
 
+# The peers drawn beside a sweep when their files sit in the same folder
+# (scripts/device_peers.sh), and the label each gets: the ceiling is the fastest of its
+# streaming kernels at each n.
+PEER_SERIES = [("peers_cub_modes.csv", "cub_gpu_to_gpu", "peer: CUB 3.5 gpu_to_gpu (own run)"),
+               ("peers_torch_cupy.csv", "torch_sum", "peer: torch.sum (own run)"),
+               ("peers_torch_cupy.csv", "cupy_sum", "peer: cupy.sum (own run)")]
+
+
+def peer_series(folder: str) -> tuple[dict, list]:
+    """[(label, points)] of the peers found beside the sweep, and the ceiling's points."""
+    found = {}
+    for name, key, label in PEER_SERIES:
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            continue
+        t = read_table(path, ["n", "key", "gbs"])
+        points = sorted((t.number(r, "n"), t.number(r, "gbs")) for r in t.rows if r["key"] == key)
+        if points:
+            found[label] = points
+    ceiling = []
+    path = os.path.join(folder, "peers_ceiling.csv")
+    if os.path.exists(path):
+        t = read_table(path, ["n", "gbs"])
+        best: dict[float, float] = {}
+        for r in t.rows:
+            n = t.number(r, "n")
+            best[n] = max(best.get(n, 0.0), t.number(r, "gbs"))
+        ceiling = sorted(best.items())
+    return found, ceiling
+
+
 def draw_sweep(d: dict, path: str) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -173,6 +204,13 @@ def draw_sweep(d: dict, path: str) -> None:
         ys = [p[1] for p in s["points"]]
         style = {"linestyle": "--", "color": "#dd8452", "linewidth": 2} if key == "cub" else {"linewidth": 1.4}
         ax.plot(xs, ys, marker="o", markersize=3, label=s["label"], **style)
+    for label, points in d.get("peers", {}).items():
+        ax.plot([p[0] for p in points], [p[1] for p in points], linestyle=":", linewidth=1.4, marker="x",
+                markersize=3, label=label)
+    if d.get("ceiling"):
+        pts = d["ceiling"]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color="grey", linewidth=2.5, alpha=0.5,
+                label="ceiling: stream the bytes, combine nothing (own run)")
     ax.axhline(d["peak_gbs"], color="black", linewidth=1.0, label=f"theoretical peak {d['peak_gbs']:.0f} GB/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -246,8 +284,17 @@ def main(argv: list[str]) -> int:
          "mixed_precision.png"),
     ]
     try:
+        given = {"ladder.png": args.ladder, "sweep.png": args.sweep, "mixed_precision.png": args.mixed}
+        for path, _, _, _, name in jobs:
+            if not given[name] and not os.path.exists(path):
+                print(f"plot.py: skipped {name}: {path} does not exist (this GPU has no such results)")
+        jobs = [j for j in jobs if given[j[4]] or os.path.exists(j[0])]
         prepared = [(read_table(path, cols), data, draw, name) for path, cols, data, draw, name in jobs]
         figures = [(data(t), draw, name) for t, data, draw, name in prepared]
+        for d, _, name in figures:
+            if name == "sweep.png":
+                sweep_path = args.sweep or os.path.join(args.results, "sweep.csv")
+                d["peers"], d["ceiling"] = peer_series(os.path.dirname(sweep_path) or ".")
         for _, _, name in figures:
             problem = os.path.exists(out) and output_files.problem(os.path.join(out, name), "the figure")
             if problem:
