@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "selection.hpp"
 #include "variants.hpp"
 
 namespace mixed_precision {
@@ -82,39 +83,16 @@ std::string known_keys() {
 }  // namespace
 
 std::vector<const Variant*> select_variants(const std::string& spec) {
-  const auto& all = registry();
-  std::vector<const Variant*> chosen;
-  auto add = [&](const Variant* v) {
-    if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) chosen.push_back(v);
-  };
-  const auto items = common::split_list(spec);
-  if (items.empty())
-    throw common::UsageError("--variants '" + spec + "' names no variant (known: " + known_keys() + ", or all).");
-  for (const auto& item : items) {
-    if (item == "all") {
-      for (const auto& v : all) add(&v);
-      continue;
-    }
-    const auto dash = item.find('-');
-    if (dash != std::string::npos && dash > 0) {
-      const Variant* lo = find_variant(item.substr(0, dash));
-      const Variant* hi = find_variant(item.substr(dash + 1));
-      if (lo == nullptr || hi == nullptr || lo->number > hi->number)
-        throw common::UsageError("--variants range '" + item +
-                                 "' is not a range of variant numbers (known: " + known_keys() + ").");
-      for (const auto& v : all)
-        if (v.number >= lo->number && v.number <= hi->number) add(&v);
-      continue;
-    }
-    const Variant* v = find_variant(item);
-    if (v == nullptr)
-      throw common::UsageError("unknown variant '" + item + "' in --variants (known: " + known_keys() +
-                               ", or all, or a range such as 2-4).");
-    add(v);
-  }
-  // The registry's order, whatever order they were named in.
-  std::sort(chosen.begin(), chosen.end(), [](const Variant* a, const Variant* b) { return a < b; });
-  return chosen;
+  common::SelectionRules<Variant> rules;
+  rules.option = "--variants";
+  rules.noun = "variant";
+  rules.known = known_keys();
+  rules.empty_suffix = ", or all";
+  rules.unknown_suffix = ", or all, or a range such as 2-4";
+  rules.find = find_variant;
+  rules.numbered = [](const Variant&) { return true; };
+  rules.number = [](const Variant& v) { return v.number; };
+  return common::select_entries(registry(), spec, rules);
 }
 
 std::string registry_listing(const std::vector<const Variant*>& selection) {

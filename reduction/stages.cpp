@@ -4,10 +4,12 @@
 // Adding a stage: a new NN_name.cu with a describe_*() function, its declaration and
 // its row below; the build finds the file by its name.
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "cli.hpp"
 #include "registry.hpp"
+#include "selection.hpp"
 
 namespace reduction {
 
@@ -113,45 +115,22 @@ std::string known_keys() {
 }  // namespace
 
 std::vector<const Stage*> select_stages(const std::string& spec) {
-  const auto& all = registry();
-  std::vector<const Stage*> chosen;
-  auto add = [&](const Stage* s) {
-    if (std::find(chosen.begin(), chosen.end(), s) == chosen.end()) chosen.push_back(s);
+  common::SelectionRules<Stage> rules;
+  rules.option = "--stages";
+  rules.noun = "stage";
+  rules.known = known_keys();
+  rules.unknown_suffix = ", or all, stages, baselines, or a range such as 1-11";
+  rules.find = find_stage;
+  rules.numbered = [](const Stage& s) { return s.kind == Kind::stage; };
+  rules.number = [](const Stage& s) { return s.number; };
+  rules.group = [](const std::string& name, const std::function<void(const Stage*)>& add) {
+    if (name != "stages" && name != "baselines") return false;
+    const Kind k = name == "stages" ? Kind::stage : Kind::baseline;
+    for (const auto& s : registry())
+      if (s.kind == k) add(&s);
+    return true;
   };
-  const auto items = common::split_list(spec);
-  if (items.empty()) throw common::UsageError("--stages '" + spec + "' names no stage (known: " + known_keys() + ").");
-  for (const auto& item : items) {
-    if (item == "all") {
-      for (const auto& s : all) add(&s);
-      continue;
-    }
-    if (item == "stages" || item == "baselines") {
-      const Kind k = item == "stages" ? Kind::stage : Kind::baseline;
-      for (const auto& s : all)
-        if (s.kind == k) add(&s);
-      continue;
-    }
-    const auto dash = item.find('-');
-    if (dash != std::string::npos && dash > 0) {
-      const Stage* lo = find_stage(item.substr(0, dash));
-      const Stage* hi = find_stage(item.substr(dash + 1));
-      if (lo == nullptr || hi == nullptr || lo->kind != Kind::stage || hi->kind != Kind::stage ||
-          lo->number > hi->number)
-        throw common::UsageError("--stages range '" + item +
-                                 "' is not a range of stage numbers (known: " + known_keys() + ").");
-      for (const auto& s : all)
-        if (s.kind == Kind::stage && s.number >= lo->number && s.number <= hi->number) add(&s);
-      continue;
-    }
-    const Stage* s = find_stage(item);
-    if (s == nullptr)
-      throw common::UsageError("unknown stage '" + item + "' in --stages (known: " + known_keys() +
-                               ", or all, stages, baselines, or a range such as 1-11).");
-    add(s);
-  }
-  // Keep the registry's order whatever order they were named in.
-  std::sort(chosen.begin(), chosen.end(), [&](const Stage* a, const Stage* b) { return a < b; });
-  return chosen;
+  return common::select_entries(registry(), spec, rules);
 }
 
 std::string registry_listing(const std::vector<const Stage*>& selection) {
