@@ -47,11 +47,10 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& /*device*/) 
 
 void launch(const StageArgs& a) {
   const std::size_t shared_bytes = static_cast<std::size_t>(a.block) * sizeof(float);
-  run_passes(a, static_cast<std::size_t>(a.block),
-             [&](const float* src, std::size_t m, float* dst, std::size_t blocks) {
-               block_sum_modulo<<<static_cast<unsigned>(blocks), a.block, shared_bytes, a.stream>>>(src, m, dst);
-               CUDA_CHECK_LAUNCH();
-             });
+  for (const Pass& p : Passes(a, static_cast<std::size_t>(a.block))) {
+    block_sum_modulo<<<p.blocks, a.block, shared_bytes, a.stream>>>(p.src, p.m, p.dst);
+    CUDA_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace

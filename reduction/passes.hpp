@@ -1,5 +1,6 @@
 // Plumbing shared by the multi-pass stages (02-05): reduce the array block by block,
-// then reduce the block sums the same way, until one value is left.
+// then reduce the block sums the same way, until one value is left. The stage's
+// launcher loops over Passes and launches its kernel once per pass.
 //
 // Pass k reads the previous pass's output and writes a smaller array, alternating
 // between two scratch buffers (never reading and writing one buffer in a launch);
@@ -32,22 +33,57 @@ inline std::size_t multi_pass_depth(std::size_t n, std::size_t per_block) {
   return depth;
 }
 
-// Calls launch_pass(src, m, dst, blocks) once per pass, where blocks = ceil(m / per_block).
-template <typename LaunchPass>
-void run_passes(const StageArgs& a, std::size_t per_block, LaunchPass launch_pass) {
-  float* buffers[2] = {static_cast<float*>(a.scratch), nullptr};
-  if (a.scratch != nullptr) buffers[1] = buffers[0] + ceil_div(a.n, per_block);
-  const float* src = a.in;
-  std::size_t m = a.n;
-  int which = 0;
-  do {
-    const std::size_t blocks = ceil_div(m, per_block);
-    float* dst = blocks == 1 ? a.out : buffers[which];
-    launch_pass(src, m, dst, blocks);
-    src = dst;
-    m = blocks;
-    which ^= 1;
-  } while (m > 1);
-}
+// One pass: `blocks` blocks reduce the m floats at src to m / per_block (rounded up)
+// floats at dst; the last pass (blocks == 1) writes args.out.
+struct Pass {
+  const float* src;
+  std::size_t m;
+  float* dst;
+  unsigned blocks;
+};
+
+// The passes of one sum, for a range-for in the stage's launcher:
+//   for (const Pass& p : Passes(a, a.block)) kernel<<<p.blocks, ...>>>(p.src, p.m, p.dst);
+// At least one pass; the array shrinks by per_block each time until one value is left.
+class Passes {
+ public:
+  Passes(const StageArgs& a, std::size_t per_block) : out_(a.out), in_(a.in), n_(a.n), per_block_(per_block) {
+    buffers_[0] = static_cast<float*>(a.scratch);
+    buffers_[1] = a.scratch != nullptr ? buffers_[0] + ceil_div(a.n, per_block) : nullptr;
+  }
+
+  class Iterator {
+   public:
+    Iterator(const Passes* owner, const float* src, std::size_t m) : owner_(owner), src_(src), m_(m) {}
+    Pass operator*() const {
+      const std::size_t blocks = ceil_div(m_, owner_->per_block_);
+      return {src_, m_, blocks == 1 ? owner_->out_ : owner_->buffers_[which_], static_cast<unsigned>(blocks)};
+    }
+    Iterator& operator++() {
+      const Pass p = **this;
+      src_ = p.dst;
+      m_ = p.blocks == 1 ? 0 : p.blocks;  // 0: past the last pass
+      which_ ^= 1;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return m_ != other.m_; }
+
+   private:
+    const Passes* owner_;
+    const float* src_;
+    std::size_t m_;
+    int which_ = 0;
+  };
+
+  Iterator begin() const { return Iterator(this, in_, n_); }
+  Iterator end() const { return Iterator(this, nullptr, 0); }
+
+ private:
+  float* out_;
+  const float* in_;
+  std::size_t n_;
+  std::size_t per_block_;
+  float* buffers_[2] = {nullptr, nullptr};
+};
 
 }  // namespace reduction

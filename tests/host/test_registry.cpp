@@ -5,10 +5,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "cli.hpp"
 #include "measure.hpp"
+#include "passes.hpp"
 #include "registry.hpp"
 #include "runner.hpp"
 #include "test_files.hpp"
@@ -145,4 +147,39 @@ TEST_CASE("a run that does not fit in GPU memory is refused with the bytes neede
                    " bytes of GPU memory (input 274877906944, scratch 1000, L2 flush buffer 2000, output and slack "
                    "1048576) but only 1073741824 bytes are free on Test GPU.");
   CHECK(common::MemoryNeed().add("input", 4096).shortfall("n = 1024", std::size_t{1} << 30, "x").empty());
+}
+
+TEST_CASE("Passes: one launch per pass, each reading the last one's output, alternating buffers, the last into out",
+          "[registry]") {
+  float scratch[64];
+  float out = 0.0f;
+  const float* in = reinterpret_cast<const float*>(0x1000);
+  for (std::size_t per_block : {std::size_t{4}, std::size_t{256}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{16},
+                          std::size_t{17}, std::size_t{64}, std::size_t{65}, std::size_t{1000}}) {
+      INFO("n = " << n << ", per_block = " << per_block);
+      reduction::StageArgs a;
+      a.in = in;
+      a.n = n;
+      a.out = &out;
+      a.scratch = scratch;
+      std::vector<reduction::Pass> passes;
+      for (const reduction::Pass& p : reduction::Passes(a, per_block)) passes.push_back(p);
+      REQUIRE(!passes.empty());
+      CHECK(passes.front().src == in);
+      CHECK(passes.front().m == n);
+      CHECK(passes.back().dst == &out);
+      CHECK(passes.back().blocks == 1);
+      float* const second = scratch + reduction::ceil_div(n, per_block);
+      for (std::size_t i = 0; i < passes.size(); ++i) {
+        const auto& p = passes[i];
+        CHECK(p.blocks == reduction::ceil_div(p.m, per_block));
+        if (i > 0) {
+          CHECK(p.src == passes[i - 1].dst);
+          CHECK(p.m == passes[i - 1].blocks);
+        }
+        if (i + 1 < passes.size()) CHECK(p.dst == (i % 2 == 0 ? scratch : second));
+      }
+    }
+  }
 }
