@@ -1,8 +1,8 @@
 // The registry: every stage and baseline, in the order of the chapters. This is the
 // only list of stages in the project; the runner, the per-stage executables, the
 // tests and the scripts (through `reduce --list`) all read it.
-// Adding a stage: a new NN_name.cu with a describe_*() function, its declaration and
-// its row below; the build finds the file by its name.
+// Adding a stage: a new NN_name.cu whose describe_name() fills in its Stage, and one
+// line X(name) below, in chapter order; the build finds the file by its name.
 #include <algorithm>
 #include <functional>
 #include <sstream>
@@ -11,60 +11,42 @@
 #include "registry.hpp"
 #include "selection.hpp"
 
+// The stages in chapter order, then the baselines.
+#define REDUCTION_REGISTRY(X) \
+  X(naive_global)             \
+  X(shared_memory)            \
+  X(bitwise_and)              \
+  X(interleaved_addressing)   \
+  X(sequential_addressing)    \
+  X(grid_stride)              \
+  X(loads_in_flight)          \
+  X(warp_shuffle)             \
+  X(cooperative_groups)       \
+  X(loop_unrolling)           \
+  X(block_atomics)            \
+  X(vectorized)               \
+  X(last_block)               \
+  X(tagged_slots)             \
+  X(one_cluster)              \
+  X(reproducible)             \
+  X(compensated)              \
+  X(cub)                      \
+  X(thrust)                   \
+  X(one_thread)               \
+  X(atomic_per_element)       \
+  X(one_block)                \
+  X(single_pass_library)
+
 namespace reduction {
 
-Stage describe_naive_global();
-Stage describe_shared_memory();
-Stage describe_bitwise_and();
-Stage describe_interleaved_addressing();
-Stage describe_sequential_addressing();
-Stage describe_grid_stride();
-Stage describe_loads_in_flight();
-Stage describe_warp_shuffle();
-Stage describe_cooperative_groups();
-Stage describe_loop_unrolling();
-Stage describe_block_atomics();
-Stage describe_vectorized();
-Stage describe_last_block();
-Stage describe_tagged_slots();
-Stage describe_one_cluster();
-Stage describe_reproducible();
-Stage describe_compensated();
-
-Stage describe_cub();
-Stage describe_thrust();
-Stage describe_one_thread();
-Stage describe_atomic_per_element();
-Stage describe_one_block();
-Stage describe_single_pass_library();
+#define REDUCTION_DECLARE(name) Stage describe_##name();
+REDUCTION_REGISTRY(REDUCTION_DECLARE)
+#undef REDUCTION_DECLARE
 
 const std::vector<Stage>& registry() {
-  static const std::vector<Stage> stages = {
-      describe_naive_global(),
-      describe_shared_memory(),
-      describe_bitwise_and(),
-      describe_interleaved_addressing(),
-      describe_sequential_addressing(),
-      describe_grid_stride(),
-      describe_loads_in_flight(),
-      describe_warp_shuffle(),
-      describe_cooperative_groups(),
-      describe_loop_unrolling(),
-      describe_block_atomics(),
-      describe_vectorized(),
-      describe_last_block(),
-      describe_tagged_slots(),
-      describe_one_cluster(),
-      describe_reproducible(),
-      describe_compensated(),
-
-      describe_cub(),
-      describe_thrust(),
-      describe_one_thread(),
-      describe_atomic_per_element(),
-      describe_one_block(),
-      describe_single_pass_library(),
-  };
+#define REDUCTION_DESCRIBE(name) describe_##name(),
+  static const std::vector<Stage> stages = {REDUCTION_REGISTRY(REDUCTION_DESCRIBE)};
+#undef REDUCTION_DESCRIBE
   return stages;
 }
 
