@@ -20,9 +20,9 @@
 
 namespace common {
 
-int run_program(const char* program, const std::function<int()>& body) {
+int exit_code_of_current_exception(const char* program) {
   try {
-    return body();
+    throw;
   } catch (const UsageError& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return kExitUsage;
@@ -32,6 +32,14 @@ int run_program(const char* program, const std::function<int()>& body) {
   } catch (const std::exception& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return 1;
+  }
+}
+
+int run_program(const char* program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (...) {
+    return exit_code_of_current_exception(program);
   }
 }
 

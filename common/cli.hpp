@@ -26,6 +26,9 @@ class UsageError : public std::runtime_error {
 // shares, each with one line on stderr naming the program: UsageError 2,
 // NoDeviceError (device_info.hpp) 3, anything else 1.
 int run_program(const char* program, const std::function<int()>& body);
+// Inside a catch block: prints the exception the way run_program does and returns its
+// exit code (for a main that catches itself instead of wrapping its body).
+int exit_code_of_current_exception(const char* program);
 
 // Numbers: one grammar for every option of every program.
 //

@@ -323,7 +323,7 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
       throw common::UsageError("--format applies to --list only: add --list or drop --format.");
   });
 
-  return common::run_program(program, [&] {
+  try {
     if (!args.parse(argc, argv)) return 0;
     if (!args.given("--stages"))
       opt.selected = select_stages(preselected != nullptr ? std::string(preselected) + ",cub" : "all");
@@ -339,7 +339,9 @@ int reduce_main(int argc, const char* const* argv, const char* program, const ch
         if (!err.empty()) throw common::UsageError("--block " + std::to_string(*opt.block) + ": " + err);
       }
     return run(opt);
-  });
+  } catch (...) {
+    return common::exit_code_of_current_exception(program);
+  }
 }
 
 }  // namespace reduction
