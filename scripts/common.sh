@@ -116,3 +116,15 @@ find_cuda_tool() {
   done
   echo "$found"
 }
+
+# The first GPU as nvidia-smi names it (gpu_name) and the short form results/<gpu> uses
+# (gpu: h200, h100, ...). With no GPU visible: one sentence naming PROGRAM, exit 3.
+#   detect_gpu PROGRAM
+detect_gpu() {
+  if ! gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null) || [ -z "$gpu_name" ]; then
+    echo "$1: no NVIDIA GPU is visible (nvidia-smi found none); it runs on a GPU machine." >&2
+    exit 3
+  fi
+  gpu=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | grep -oE '\b[a-z][0-9]{2,4}[a-z]?\b' | head -n 1)
+  [ -n "$gpu" ] || gpu=$(echo "$gpu_name" | tr '[:upper:] ' '[:lower:]_')
+}

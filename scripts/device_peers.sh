@@ -18,12 +18,9 @@ if [ $# -gt 0 ]; then
   echo "device_peers.sh: it takes no arguments ('$1'); set OUT, BUILD_DIR or SWEEP instead." >&2
   exit 2
 fi
-if ! gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null) || [ -z "$gpu_name" ]; then
-  echo "device_peers.sh: no NVIDIA GPU is visible (nvidia-smi found none); it runs on a GPU machine." >&2
-  exit 3
-fi
-gpu=$(echo "$gpu_name" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z][0-9]{2,4}[a-z]?\b' | head -n 1)
-[ -n "$gpu" ] || gpu=$(echo "$gpu_name" | tr 'A-Z ' 'a-z_')
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
+detect_gpu device_peers.sh
 OUT=${OUT:-results/$gpu}
 BUILD_DIR=${BUILD_DIR:-/tmp/build-peers}
 SWEEP=${SWEEP:-2^10:2^30}

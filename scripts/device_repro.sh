@@ -21,12 +21,9 @@ if [ "$TESTS" != 0 ] && [ "$TESTS" != 1 ]; then
   echo "device_repro.sh: TESTS is '$TESTS'; it must be 0 or 1." >&2
   exit 2
 fi
-if ! gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null) || [ -z "$gpu_name" ]; then
-  echo "device_repro.sh: no NVIDIA GPU is visible (nvidia-smi found none); it runs on a GPU machine." >&2
-  exit 3
-fi
-gpu=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | grep -oE '\b[a-z][0-9]{2,4}[a-z]?\b' | head -n 1)
-[ -n "$gpu" ] || gpu=$(echo "$gpu_name" | tr '[:upper:] ' '[:lower:]_')
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
+detect_gpu device_repro.sh
 OUT=${OUT:-results/$gpu}
 BUILD_DIR=${BUILD_DIR:-build}
 SWEEP=${SWEEP:-2^10:2^30}
