@@ -114,6 +114,9 @@ struct GpuTeam::Gpu {
   std::unique_ptr<common::L2Flusher> flusher;
   // GPU 0: room for every shard, its own first; another GPU: its shard.
   common::DeviceBuffer<float> data;
+  // GPU 0, when there are other GPUs: its shard again. copy_to_one writes the other shards
+  // right after shard 0's first n values, over the rest of it, which is put back from here.
+  common::DeviceBuffer<float> shard_copy;
   common::DeviceBuffer<float> reduced;   // allreduce_whole's output
   common::DeviceBuffer<float> partials;  // shard_then_fixed_order's all-gather output
   common::DeviceBuffer<float> result;    // the combined sum on this GPU
@@ -151,6 +154,7 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     if (g == 0) scratch += stage().plan(gpus * n_max, block, info).scratch_bytes;
     common::MemoryNeed need;
     need.add(g == 0 ? "every shard" : "shard", shard_values * sizeof(float))
+        .add("copy of shard 0", g == 0 && gpus > 1 ? n_max * sizeof(float) : 0)
         .add("all-reduce output", n_max * sizeof(float))
         .add("scratch", scratch)
         .add("L2 flush buffer", setup_.flush_l2 ? common::l2_flush_bytes(info.l2_bytes) : 0)
@@ -180,6 +184,10 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
           n == n_max ? common::reference_sum(host)
                      : common::reference_sum(std::vector<float>(host.begin(), host.begin() + static_cast<long>(n))));
     common::copy_to_device(p->data.get(), host.data(), n_max * sizeof(float));
+    if (g == 0 && gpus > 1) {
+      p->shard_copy = common::DeviceBuffer<float>(n_max);
+      common::copy_to_device(p->shard_copy.get(), host.data(), n_max * sizeof(float));
+    }
     gpus_.push_back(std::move(p));
   }
 
@@ -258,6 +266,14 @@ common::Reference GpuTeam::reference() const {
     r.sum_abs += gpu(g).references[size_index_].sum_abs;
   }
   return r;
+}
+
+void GpuTeam::restore_shard_0() {
+  const std::size_t end = std::min(static_cast<std::size_t>(count()) * n_, gpu(0).shard_copy.size());
+  if (end <= n_) return;
+  set_device(0);
+  common::copy_to_device(gpu(0).data.get() + n_, gpu(0).shard_copy.get() + n_, (end - n_) * sizeof(float),
+                         cudaMemcpyDeviceToDevice);
 }
 
 void GpuTeam::sync_all() {
@@ -364,6 +380,7 @@ Outcome GpuTeam::run_checked(Method m) {
   sync_all();
   enqueue(m);
   sync_all();
+  if (m == Method::copy_to_one) restore_shard_0();
 
   Outcome o;
   std::vector<const float*> sources;
@@ -470,6 +487,7 @@ TimedOutcome GpuTeam::time(Method m, const common::TimingOptions& timing) {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), timing);
   }
   nvtxRangePop();
+  if (m == Method::copy_to_one) restore_shard_0();
   out.timing.us = common::summarize(samples);
   out.timing.reps_run = reps;
   out.timing.capped = reps < std::max(timing.reps, 1);

@@ -105,6 +105,7 @@ class GpuTeam {
   void destroy_comms();
   void enqueue(Method m);
   void sync_all();
+  void restore_shard_0();
   double one_repetition(Method m, bool gated);
 
   TeamSetup setup_;
