@@ -22,10 +22,15 @@ passed = 0
 
 
 def gpus_present():
+    """The GPUs CUDA will see: nvidia-smi's, narrowed by CUDA_VISIBLE_DEVICES when it is set."""
     if shutil.which("nvidia-smi") is None:
         return 0
     r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
-    return len([x for x in r.stdout.splitlines() if x.startswith("GPU ")]) if r.returncode == 0 else 0
+    found = len([x for x in r.stdout.splitlines() if x.startswith("GPU ")]) if r.returncode == 0 else 0
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        found = min(found, len([x for x in visible.split(",") if x.strip()]))
+    return found
 
 
 def run(*args, cwd):
