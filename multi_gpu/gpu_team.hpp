@@ -93,7 +93,7 @@ class GpuTeam {
   std::string copy_path(int g) const;
   // copy_path over the GPUs in use: "local", "peer", "host" or "peer+host".
   std::string copy_paths() const;
-  // A line per GPU for the banner: "GPU 1: NVIDIA H200, peer access to GPU 0: yes".
+  // A line per GPU for the banner: "GPU 1: NVIDIA H200, peer access with GPU 0: yes (performance rank 0)".
   std::vector<std::string> describe() const;
   const std::string& device_name(int g) const;
   double peak_gbs(int g) const;
