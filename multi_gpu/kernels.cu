@@ -1,0 +1,67 @@
+#include "kernels.hpp"
+
+#include "cuda_check.hpp"
+
+namespace multi_gpu {
+namespace {
+
+__global__ void add_in_rank_order(const float* __restrict__ partials, int count, float* __restrict__ out) {
+  float sum = partials[0];
+  for (int r = 1; r < count; ++r) sum += partials[r];
+  *out = sum;
+}
+
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The host writes `open` over PCIe; a volatile load reads it afresh on every pass.
+__global__ void wait_at_gate(const volatile unsigned* open, unsigned ticket, unsigned* gave_up,
+                             unsigned long long limit_ns) {
+  const unsigned long long start = global_ns();
+  while (*open < ticket) {
+    if (global_ns() - start > limit_ns) {
+      *gave_up = 1;
+      return;
+    }
+    __nanosleep(200);
+  }
+}
+
+}  // namespace
+
+void launch_add_in_rank_order(const float* partials, int count, float* out, cudaStream_t stream) {
+  add_in_rank_order<<<1, 1, 0, stream>>>(partials, count, out);
+  CUDA_CHECK_LAUNCH();
+}
+
+StartGate::StartGate() {
+  void* p = nullptr;
+  CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+  host_ = static_cast<unsigned*>(p);
+  host_[0] = 0;
+  host_[1] = 0;
+  void* d = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
+  device_ = static_cast<unsigned*>(d);
+}
+
+StartGate::~StartGate() {
+  if (host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
+}
+
+void StartGate::enqueue(cudaStream_t stream, unsigned ticket, unsigned limit_ms) {
+  wait_at_gate<<<1, 1, 0, stream>>>(device_, ticket, device_ + 1,
+                                    static_cast<unsigned long long>(limit_ms) * 1000000ull);
+  CUDA_CHECK_LAUNCH();
+}
+
+void StartGate::open(unsigned ticket) { __atomic_store_n(&host_[0], ticket, __ATOMIC_SEQ_CST); }
+
+bool StartGate::gave_up() const { return __atomic_load_n(&host_[1], __ATOMIC_SEQ_CST) != 0; }
+
+void StartGate::reset() { __atomic_store_n(&host_[1], 0u, __ATOMIC_SEQ_CST); }
+
+}  // namespace multi_gpu

@@ -1,0 +1,289 @@
+// multi_gpu_sum: the sum of an array spread over several GPUs, four ways, with NCCL.
+//
+// Each GPU holds a shard of n floats. The rows: every GPU sums its shard with stage 15
+// and the partials are combined by an all-reduce of one float (shard_then_one_float) or
+// gathered and added in rank order, the same bits on every GPU (shard_then_fixed_order);
+// an all-reduce of the whole shards, then one sum (allreduce_whole); every shard copied
+// to GPU 0, then one sum (copy_to_one); and the one-float all-reduce alone, its latency
+// (allreduce_one_float). Each row is checked against a double reference of the whole
+// array, then timed with the L2 flushed on every GPU: per repetition, the slowest GPU's
+// time. Run it with NCCL_NVLS_ENABLE=0 (it sets that itself unless told otherwise).
+// Chapter: chapters/26_multi_gpu.md
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "device_info.hpp"
+#include "gpu_team.hpp"
+#include "measure.hpp"
+#include "output.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "multi_gpu_sum";
+constexpr std::uint64_t kDefaultNPerGpu = std::uint64_t{1} << 24;
+constexpr long long kMostGpus = 1024;
+
+struct Options {
+  std::vector<int> gpus;  // GPU counts, increasing; empty: 1 and every GPU present
+  std::uint64_t n_total = 0;
+  std::uint64_t n_per_gpu = kDefaultNPerGpu;
+  std::vector<std::uint64_t> sweep;
+  std::string pattern = "uniform";
+  std::uint64_t seed = 1;
+  common::TimingOptions timing;
+  bool warm_l2 = false;
+  common::FlushMode flush = common::FlushMode::read;
+  std::string csv;
+  std::string json;
+};
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (const int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+std::vector<int> parse_gpus(const std::string& text) {
+  std::vector<int> counts;
+  for (const std::string& item : common::split_list(text))
+    counts.push_back(static_cast<int>(common::parse_int(item, "--gpus item", 1, kMostGpus)));
+  if (counts.empty())
+    throw common::UsageError("--gpus '" + text + "' names no GPU count: write counts such as 1,2,4,8.");
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+// --n N is the whole array: every GPU count must divide it.
+void require_divisible(std::uint64_t n_total, const std::vector<int>& counts) {
+  for (const int g : counts)
+    if (n_total % static_cast<std::uint64_t>(g) != 0)
+      throw common::UsageError("--n " + std::to_string(n_total) + " does not split evenly over " + std::to_string(g) +
+                               " GPUs (--gpus " + join(counts) +
+                               "): give a multiple of every GPU count, or --n-per-gpu N.");
+}
+
+// The n per GPU each count runs.
+std::vector<std::uint64_t> sizes_for(const Options& opt, int gpus) {
+  if (!opt.sweep.empty()) return opt.sweep;
+  if (opt.n_total > 0) return {opt.n_total / static_cast<std::uint64_t>(gpus)};
+  return {opt.n_per_gpu};
+}
+
+std::vector<common::Column> table_columns() {
+  return {
+      {"gpus", "GPUs", 4, 0, false},
+      {"n_text", "n/GPU", 7, 0, false},
+      {"key", "method", 22, 0, true},
+      {"reps", "reps", 5, 0, false},
+      {"median_us", "median-us", 10, 1, false},
+      {"gbs", "GB/s", 7, 0, false},
+      {"gbs_per_gpu", "GB/s/GPU", 8, 0, false},
+      {"pct_peak", "%peak", 6, 1, false},
+      {"efficiency", "eff", 5, 2, false},
+      {"rel_error", "rel-error", 9, 1, false},
+      {"check", "check", 5, 0, false},
+  };
+}
+
+int run(const Options& opt) {
+  const common::DeviceInfo first = common::query_device(0);  // no device: exit 3
+  const int present = common::cuda_device_count();
+  std::vector<int> counts = opt.gpus;
+  if (counts.empty()) {
+    counts = {1, present};
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  }
+  if (counts.back() > present)
+    throw common::NoDeviceError("--gpus asks for " + std::to_string(counts.back()) + " GPUs but " +
+                                std::to_string(present) + " CUDA device" + (present == 1 ? " is" : "s are") +
+                                " present.");
+  if (opt.n_total > 0) require_divisible(opt.n_total, counts);
+
+  const std::string nvls = multi_gpu::keep_nvls_off();
+  std::vector<std::uint64_t> all_sizes;
+  for (const int g : counts)
+    for (const std::uint64_t n : sizes_for(opt, g)) all_sizes.push_back(n);
+  std::sort(all_sizes.begin(), all_sizes.end());
+  all_sizes.erase(std::unique(all_sizes.begin(), all_sizes.end()), all_sizes.end());
+
+  multi_gpu::TeamSetup setup;
+  setup.gpus = counts.back();
+  setup.sizes = all_sizes;
+  setup.pattern = opt.pattern;
+  setup.seed = opt.seed;
+  setup.flush_l2 = !opt.warm_l2;
+  setup.flush = opt.flush;
+  multi_gpu::GpuTeam team(setup);
+  const std::string nccl = multi_gpu::nccl_version();
+
+  common::Metadata meta = common::base_metadata(first);
+  meta.push_back({"gpus_present", std::to_string(present)});
+  meta.push_back({"gpu_counts", join(counts)});
+  meta.push_back({"nccl", nccl});
+  meta.push_back({"nccl_nvls_enable", nvls});
+  meta.push_back({"process", "one process drives every GPU (ncclCommInitAll, ncclGroupStart/End)"});
+  meta.push_back({"stage", "one_cluster (reduction/15_one_cluster.cu) on every GPU"});
+  meta.push_back({"n_per_gpu", !opt.sweep.empty() ? "sweep"
+                               : opt.n_total > 0  ? "n " + std::to_string(opt.n_total) + " split over the GPUs"
+                                                  : std::to_string(opt.n_per_gpu)});
+  meta.push_back({"pattern", opt.pattern});
+  meta.push_back({"seed", std::to_string(opt.seed) + " (shard g: seed + g)"});
+  const std::vector<std::string> gpu_lines = team.describe();
+  for (std::size_t g = 0; g < gpu_lines.size(); ++g) meta.push_back({"gpu" + std::to_string(g), gpu_lines[g]});
+  common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                              "CUDA events on every GPU around the work, all released by one start gate; per "
+                              "repetition the slowest GPU's time; median of the repetitions",
+                              true, &opt.flush);
+
+  std::cout << common::device_banner("Multi-GPU sum", first, {common::l2_detail(first), common::peak_detail(first)})
+            << "\n";
+  std::cout << present << " CUDA device(s) present, GPU counts " << join(counts) << "; NCCL " << nccl
+            << ", NCCL_NVLS_ENABLE=" << nvls << "; one process drives every GPU\n";
+  for (const std::string& line : gpu_lines) std::cout << "  " << line << "\n";
+  std::cout << "n per GPU: ";
+  if (!opt.sweep.empty())
+    std::cout << "sweep of " << opt.sweep.size() << " sizes from " << common::format_count(opt.sweep.front()) << " to "
+              << common::format_count(opt.sweep.back());
+  else if (opt.n_total > 0)
+    std::cout << common::format_count(opt.n_total) << " / GPUs";
+  else
+    std::cout << common::format_count(opt.n_per_gpu);
+  std::cout << ", " << opt.pattern << " inputs (shard g from seed " << opt.seed << " + g), median of up to "
+            << opt.timing.reps << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true)
+            << " on every GPU\n\n";
+
+  common::TablePrinter table(std::cout, table_columns());
+  table.header();
+  std::vector<common::Record> records;
+  common::Tally tally;
+  std::map<std::uint64_t, double> one_gpu_us;  // shard_then_one_float on 1 GPU, by n per GPU
+  bool any_ungated = false;
+  for (const int gpus : counts) {
+    team.use(gpus);
+    for (const std::uint64_t n : sizes_for(opt, gpus)) {
+      team.set_size(n);
+      const common::Reference ref = team.reference();
+      for (const multi_gpu::Method m : multi_gpu::all_methods()) {
+        const multi_gpu::Outcome o = team.run_checked(m);
+        multi_gpu::TimedOutcome t;
+        const bool timed = o.check.acceptable();
+        if (timed) t = team.time(m, opt.timing);
+        any_ungated = any_ungated || (timed && !t.gated);
+        const common::Timing* timing = timed ? &t.timing : nullptr;
+        const double us = timed ? t.timing.us.median : NAN;
+        const double total_bytes = static_cast<double>(gpus) * static_cast<double>(n) * sizeof(float);
+        const bool streams = m != multi_gpu::Method::allreduce_one_float;
+        const double gbs = streams ? common::gb_per_s(total_bytes, us) : NAN;
+        if (gpus == 1 && m == multi_gpu::Method::shard_then_one_float && timed) one_gpu_us[n] = us;
+        const auto base = one_gpu_us.find(n);
+        const double efficiency = streams && base != one_gpu_us.end() ? common::ratio(base->second, us) : NAN;
+
+        using common::number_field;
+        using common::text_field;
+        common::Record rec = {
+            number_field("n", static_cast<double>(n)),
+            number_field("gpus", gpus),
+            number_field("n_total", total_bytes / sizeof(float)),
+            text_field("key", multi_gpu::method_id(m)),
+            text_field("method", multi_gpu::method_title(m)),
+        };
+        common::append(rec, common::timing_fields(timing));
+        common::append(rec,
+                       {
+                           number_field("gbs", gbs),
+                           number_field("gbs_per_gpu", gbs / gpus),
+                           number_field("pct_peak", 100.0 * gbs / gpus / first.peak_bandwidth_gbs()),
+                           number_field("efficiency", efficiency),
+                           number_field("result", static_cast<double>(o.results.front())),
+                           number_field("reference", ref.sum),
+                           number_field("abs_error", o.check.abs_error),
+                           number_field("rel_error", o.check.rel_error),
+                           number_field("tolerance", o.check.tolerance),
+                           number_field("error_depth", static_cast<double>(o.bound.depth)),
+                           text_field("check", o.check.verdict()),
+                           text_field("deterministic", multi_gpu::method_deterministic(m) ? "yes" : "no"),
+                           text_field("same_bits_on_gpus", o.results.size() > 1 ? (o.same_bits ? "yes" : "no") : "-"),
+                           text_field("copy_path", m == multi_gpu::Method::copy_to_one ? team.copy_paths() : "-"),
+                           text_field("start", !timed ? "-" : (t.gated ? "gate" : "host")),
+                       });
+        rec.insert(rec.begin(), common::text_field("n_text", common::format_count(n)));
+        table.row(rec);
+        rec.erase(rec.begin());
+        if (!o.check.ok)
+          std::cout << "  " << multi_gpu::method_id(m)
+                    << (o.check.unbounded ? " is not verified: " : " failed its check: ") << o.check.detail << "\n";
+        tally.add(o.check, timing);
+        records.push_back(std::move(rec));
+      }
+      table.rule();
+    }
+  }
+
+  std::cout << "\nGB/s = GPUs x n x 4 bytes / median time (the slowest GPU's, per repetition); GB/s/GPU and %peak per "
+               "GPU against one GPU's theoretical "
+            << static_cast<long>(first.peak_bandwidth_gbs())
+            << " GB/s.\neff = shard_then_one_float's time on 1 GPU at the same n per GPU / this row's time (1 is "
+               "perfect scaling; shown when the run includes 1 GPU).\nallreduce_one_float times the all-reduce of one "
+               "float alone (its latency), so it has no bandwidth.\n";
+  if (counts.back() > 1)
+    std::cout << "copy_to_one copies "
+              << (team.copy_paths() == "host"   ? "through the host (no peer access)"
+                  : team.copy_paths() == "peer" ? "GPU to GPU (peer access)"
+                                                : "GPU to GPU where peer access allows, "
+                                                  "else through the host")
+              << ".\n";
+  if (any_ungated)
+    std::cout << "start column 'host': the start gate gave up on that row, so its GPUs started one host launch apart "
+                 "(their times include that skew).\n";
+  common::print_capped_note(std::cout, tally);
+  return common::finish_run(opt.csv, opt.json, meta, records, tally.all_ok);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  common::ArgParser args(kProgram,
+                         "Sums an array spread over several GPUs four ways with NCCL (one process drives every GPU), "
+                         "verifies every row and times it.");
+  args.option("--gpus", "LIST",
+              "GPU counts to run, each with GPUs 0..count-1, in increasing order (default: 1 and every GPU present)",
+              [&](const std::string& v) { opt.gpus = parse_gpus(v); });
+  args.option("--n-per-gpu", "N", "floats in each GPU's shard (default 2^24); 16777216, 2^24, 16M or 64MiB",
+              [&](const std::string& v) {
+                opt.n_per_gpu = common::parse_count(v, "--n-per-gpu", 4, 1, std::uint64_t{1} << 36);
+              });
+  args.option("--n", "N", "floats in the whole array, split evenly over the GPUs of each count",
+              [&](const std::string& v) { opt.n_total = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
+  args.option("--sweep", "LO:HI[:F]", "n per GPU: every size from LO to HI, multiplying by F (default 2)",
+              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
+  common::add_pattern_option(args, opt.pattern);
+  common::add_seed_option(args, opt.seed, "input (shard g uses seed + g)");
+  common::add_output_options(args, opt.csv, opt.json, "every column");
+  common::add_flush_option(args, opt.flush);
+  args.after_parse([&] {
+    const int given = args.given("--n") + args.given("--n-per-gpu") + args.given("--sweep");
+    if (given > 1)
+      throw common::UsageError(
+          "--n, --n-per-gpu and --sweep each give the sizes, so they cannot be combined: keep one.");
+    if (args.given("--n") && !opt.gpus.empty()) require_divisible(opt.n_total, opt.gpus);
+  });
+  args.epilog(
+      "NCCL_NVLS_ENABLE is set to 0 (NVLink multicast off) unless the environment already sets it.\n"
+      "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA or NCCL error occurred, 2 bad usage, 3 no "
+      "CUDA device or fewer GPUs than --gpus asks for.");
+  return common::run_program(kProgram, [&] {
+    if (!args.parse(argc, argv)) return 0;
+    return run(opt);
+  });
+}
