@@ -2,6 +2,7 @@
 
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
@@ -46,7 +47,8 @@ common::Record row_record(const Row& r) {
           common::text_field("check", r.check)};
 }
 
-Experiment::Experiment(const char* name, const common::DeviceInfo& device, std::size_t max_n)
+Experiment::Experiment(const char* name, const common::DeviceInfo& device, std::size_t max_n,
+                       std::vector<std::uint64_t> sizes)
     : name_(name),
       device_(device),
       flusher_(device.l2_bytes),
@@ -61,6 +63,7 @@ Experiment::Experiment(const char* name, const common::DeviceInfo& device, std::
   CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes_, input_.get(), out_.get(), static_cast<std::int64_t>(max_n)));
   cub_temp_ = common::DeviceBuffer<unsigned char>(cub_bytes_);
   CUDA_CHECK(cudaDeviceSynchronize());
+  sizes_ = std::move(sizes);
 }
 
 void Experiment::set_reference(std::size_t n) {
@@ -137,6 +140,19 @@ int experiment_main(int argc, const char* const* argv, const Program& program) {
   common::ArgParser args(program.name, program.summary);
   common::add_output_options(args, csv, json, "every row");
   common::add_device_option(args, device);
+  std::vector<std::uint64_t> sizes = program.sizes;
+  if (!program.sizes.empty())
+    args.option("--sweep", "LO:HI[:F]",
+                "the sizes, from LO to HI multiplying by F (default 2), each from 2^10 to 2^30 (default " +
+                    common::format_count(program.sizes.front()) + ":" + common::format_count(program.sizes.back()) +
+                    ")",
+                [&](const std::string& v) {
+                  sizes = common::parse_sweep(v);
+                  for (std::uint64_t n : sizes)
+                    if (n < (1u << 10) || n > (1u << 30))
+                      throw common::UsageError("--sweep '" + v + "': every size must be from 2^10 to 2^30, not " +
+                                               common::format_count(n) + ".");
+                });
   args.epilog(
       "What the designs are and what their numbers decided: chapters/90_lab_notes.md.\n"
       "Exit codes: 0 every checked row verified, 1 a check failed or a CUDA error occurred, 2 bad usage, 3 no "
@@ -144,7 +160,9 @@ int experiment_main(int argc, const char* const* argv, const Program& program) {
   return common::run_program(program.name, [&] {
     if (!args.parse(argc, argv)) return 0;
     const common::DeviceInfo info = common::query_device(device);
-    Experiment experiment(program.name, info, program.max_n);
+    const std::size_t max_n =
+        sizes.empty() ? program.max_n : std::max<std::size_t>(program.max_n, static_cast<std::size_t>(sizes.back()));
+    Experiment experiment(program.name, info, max_n, sizes);
     std::vector<common::Record> records = program.body(experiment);
     for (const Row& r : experiment.rows()) records.push_back(row_record(r));
     common::Metadata meta = common::base_metadata(info);

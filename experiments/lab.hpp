@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ class Experiment {
  public:
   // The input (max_n floats), the output, two zeroed scratch areas and CUB's temporary
   // storage, all on `device`. `name` heads the table.
-  Experiment(const char* name, const common::DeviceInfo& device, std::size_t max_n);
+  Experiment(const char* name, const common::DeviceInfo& device, std::size_t max_n,
+             std::vector<std::uint64_t> sizes = {});
+  // The sizes of a program that has them (Program::sizes or --sweep), in increasing order.
+  const std::vector<std::uint64_t>& sizes() const { return sizes_; }
 
   // The rows that follow are at n: the double reference of the first n inputs, and
   // CUB's sum at n, checked and timed.
@@ -103,6 +107,7 @@ class Experiment {
   std::vector<Row> rows_;
   int failures_ = 0;
   bool header_printed_ = false;
+  std::vector<std::uint64_t> sizes_;
 };
 
 // One experiment program: its name (the program's and the CSV's "experiment"), the
@@ -114,6 +119,9 @@ struct Program {
   std::string summary;
   std::size_t max_n;
   std::function<std::vector<common::Record>(Experiment&)> body;
+  // Sizes the body walks through Experiment::sizes(), when it does: the program then
+  // takes --sweep LO:HI (2^10 to 2^30) to change them; empty: fixed sizes, no --sweep.
+  std::vector<std::uint64_t> sizes = {};
 };
 
 // The whole program: options (--csv FILE, --json FILE, --device D, --help) through
