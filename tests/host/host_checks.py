@@ -1,7 +1,11 @@
-"""The tally the host test scripts share: check() counts a passed check or records a
-failure (fail() records one directly), and finish() prints the count and every failure,
-then exits 1 if there was one, else 0."""
+"""What the host test scripts share: check() counts a passed check or records a failure
+(fail() records one directly), and finish() prints the count and every failure, then
+exits 1 if there was one, else 0; load_script() imports one of scripts/*.py as a module
+and run_script() runs it as a program."""
+import importlib.util
+import subprocess
 import sys
+from pathlib import Path
 
 failures = []
 _passed = [0]
@@ -23,3 +27,19 @@ def finish():
     for f in failures:
         print("FAILED:", f)
     sys.exit(1 if failures else 0)
+
+
+def load_script(path: Path, name: str):
+    """scripts/NAME.py imported as module `name` (registered in sys.modules, where
+    dataclasses look their module up)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_script(path: Path, *args, timeout: int = 300):
+    """The script run with this Python: (exit code, stdout, stderr)."""
+    p = subprocess.run([sys.executable, str(path), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr

@@ -18,10 +18,8 @@ usage: test_diagrams.py [REPOSITORY_ROOT]      (default: two folders above this 
 Prints one line per failure and a final "N passed, M failed"; exits 1 on any failure.
 """
 import importlib
-import importlib.util
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,10 +30,10 @@ FIGURES = ROOT / "chapters" / "figures"
 MAX_BYTES = 150 * 1024
 
 sys.path.insert(0, str(ROOT / "scripts"))
-spec = importlib.util.spec_from_file_location("diagrams", SCRIPT)
-diagrams = importlib.util.module_from_spec(spec)
-sys.modules["diagrams"] = diagrams  # dataclasses look their module up by name
-spec.loader.exec_module(diagrams)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import host_checks  # noqa: E402
+
+diagrams = host_checks.load_script(SCRIPT, "diagrams")
 
 passed = 0
 failures = []
@@ -51,8 +49,7 @@ def check(name, ok, detail=""):
 
 
 def run_script(*args):
-    p = subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
+    return host_checks.run_script(SCRIPT, *args, timeout=600)
 
 
 def have_matplotlib():

@@ -9,11 +9,9 @@ temporary CSVs, including its refusals.
 usage: test_docs.py [REPOSITORY_ROOT]      (default: two folders above this file)
 Prints one line per failure and a final "N passed, M failed"; exits 1 on any failure.
 """
-import importlib.util
 import io
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
@@ -22,10 +20,10 @@ from pathlib import Path
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]).resolve()
 SCRIPT = ROOT / "scripts" / "update_docs.py"
 
-spec = importlib.util.spec_from_file_location("update_docs", SCRIPT)
-docs = importlib.util.module_from_spec(spec)
-sys.modules["update_docs"] = docs  # dataclasses look their module up by name
-spec.loader.exec_module(docs)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import host_checks  # noqa: E402
+
+docs = host_checks.load_script(SCRIPT, "update_docs")
 
 passed = 0
 failures = []
@@ -40,8 +38,7 @@ def check(name, ok, detail=""):
 
 
 def run_script(*args):
-    p = subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return host_checks.run_script(SCRIPT, *args, timeout=300)
 
 
 def markdown_files():
