@@ -18,6 +18,15 @@ def check(cond, what):
         failures.append(what)
 
 
+def named_check(name, ok, detail=""):
+    """check() with the failure written as "name: detail"."""
+    check(ok, f"{name}" + (f": {detail}" if detail and not ok else ""))
+
+
+def passed():
+    return _passed[0]
+
+
 def fail(what):
     failures.append(what)
 

@@ -35,17 +35,9 @@ import host_checks  # noqa: E402
 
 diagrams = host_checks.load_script(SCRIPT, "diagrams")
 
-passed = 0
-failures = []
+failures = host_checks.failures
 notes = []
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{name}" + (f": {detail}" if detail else ""))
+check = host_checks.named_check
 
 
 def run_script(*args):
@@ -327,5 +319,5 @@ for n in notes:
     print("note:", n)
 for f in failures:
     print("FAIL:", f)
-print(f"{passed} passed, {len(failures)} failed")
+print(f"{host_checks.passed()} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

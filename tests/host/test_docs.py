@@ -25,16 +25,8 @@ import host_checks  # noqa: E402
 
 docs = host_checks.load_script(SCRIPT, "update_docs")
 
-passed = 0
-failures = []
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{name}" + (f": {detail}" if detail else ""))
+failures = host_checks.failures
+check = host_checks.named_check
 
 
 def run_script(*args):
@@ -650,5 +642,5 @@ for test in TESTS:
 
 for f in failures:
     print("FAIL:", f)
-print(f"{passed} passed, {len(failures)} failed")
+print(f"{host_checks.passed()} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
