@@ -1,4 +1,4 @@
-// finish: how the blocks of one launch combine their partial sums, n = 2^14 .. 2^22.
+// finish: how the blocks of one launch combine their partial sums, n = 2^14 .. 2^25.
 // Chapter: chapters/90_lab_notes.md. Run: build/experiments/finish [--csv FILE]
 //
 //   stage15         stage 15 as the generic library runs it: one block up to 2^14, one
@@ -106,7 +106,7 @@ std::vector<common::Record> finish(Experiment& e) {
   unsigned launches = 0;
   // Cluster sizes this device takes for 1024-thread blocks (16 only where it allows that).
   const int most = g::cluster_blocks<float, g::Sum, 1024, 4>();
-  for (int k = 14; k <= 22; ++k) {
+  for (int k = 14; k <= 25; ++k) {
     const std::size_t n = std::size_t{1} << k;
     e.set_n(n);
     lab::stage15_and_ticket(e, ws);
@@ -150,9 +150,9 @@ int main(int argc, char** argv) {
   return lab::experiment_main(
       argc, argv,
       {"finish",
-       "n = 2^14 .. 2^22: how the blocks of one launch combine their partial sums.\n"
+       "n = 2^14 .. 2^25: how the blocks of one launch combine their partial sums.\n"
        "Designs: stage15, ticket, fence, acqrel, flag, one-block-1024 (2^15), cluster8 and cluster16 (to 2^18),\n"
        "no-finish (diagnostic, wrong sum).\n"
        "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.",
-       std::size_t{1} << 22, finish});
+       std::size_t{1} << 25, finish});
 }

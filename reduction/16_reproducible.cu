@@ -1,30 +1,34 @@
 // Stage 16: a sum that is bitwise identical for every launch, start address and GPU.
 //
 // Idea: the order of the additions depends on n alone; reduction/16_reproducible_order.hpp
-// defines it and replays it on the host. Tiles of T floats, T = tile_floats(n) a power of
-// two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there are
-// about 1024 tiles or more from n = 2^20 up and enough to fill the GPU); a team of 128
-// threads sums a tile always the same way (thread r adds float4s r, r + 128, ...
+// defines it and replays it on the host. M tiles of T floats, T = tile_floats(n) a power
+// of two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there
+// are about 1024 tiles or more from n = 2^20 up, enough to fill the GPU). Tile t owns the
+// 512-float stripes t, t + M, t + 2M, ...: while every team is at the same step, the
+// teams read one contiguous stretch of memory, as a grid-stride loop does. A team of 128
+// threads sums a tile always the same way (thread r adds the float4 at 4r of each stripe,
 // component by component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile
 // sums land in scratch by tile index, and the last block (stage 13's fence and ticket)
 // adds them: groups of 32 left to right, then a pairwise tree.
 // Two launch shapes, one order:
-//   n <= 2^15 (at most 32 tiles of 1024): one block of 1024 threads, whatever block size
-//     was asked: eight teams, every load issued before the first addition, no atomic, no
-//     scratch; warp 0 adds the tile sums.
-//   larger n: a team's first tile is its index in the grid (no atomic before the first
-//     load); later tiles come from a counter, only when there are more tiles than teams,
-//     and the next number is asked for while the current tile's loads are in flight.
-// Loads: float4 where the input is 16-byte aligned (the last tile too: a float4 past n
-// is read in scalars, zeros beyond n), four scalar loads otherwise; the same order both
-// ways, and the block size (a multiple of 128) changes only how many teams a block has.
-// Fixes: the fixed 32768-float tile of the previous design, which below 2^22 left most
-// of the GPU idle with 64 dependent loads per thread, and its ticket for small n.
+//   n <= 2^15 (at most 32 tiles of 1024): one block of 128 threads per tile, eight teams
+//     at most, whatever block size was asked: every load issued before the first
+//     addition, no atomic, no scratch; warp 0 adds the tile sums.
+//   larger n: as many teams as the GPU holds, fewer when that evens out the tiles per
+//     team (2048 tiles on 1056 teams would leave 64 teams one tile short); a team's
+//     first tile is its index in the grid; later tiles come from a counter, and the
+//     next number is asked for while the current tile's loads are in flight.
+// Loads: float4 where the input is 16-byte aligned (the float4 that n cuts is read in
+// scalars, zeros beyond n), four scalar loads otherwise; the same order both ways, and
+// the block size (a multiple of 128) changes only how many teams a block has.
+// Fixes: the fixed 32768-float tile of the first design, which below 2^22 left most of
+// the GPU idle, and contiguous tiles, whose teams read 1024 streams 128 KiB apart and
+// were slower than the stripes from 2^25 up (chapter 16 has the measurement).
 // Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
 // (reproducible::order_depth).
-// Expect: close to stage 14's one-block kernel at 2^10-2^15 and near stages 13-15 above;
-// in Nsight Compute at 2^20, a grid of one tile per team (tiles / (block / 128) blocks)
-// and no atomics on the counter.
+// Expect: as fast as stage 14's one-block kernel at 2^10-2^15 and near stages 13-15
+// above; in Nsight Compute at 2^20, a grid of one tile per team and no atomics on the
+// counter.
 // Chapter: chapters/16_reproducible.md
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +46,7 @@ using reproducible::div_up;
 using reproducible::group_count;
 using reproducible::kGroup;
 using reproducible::kMinTile;
+using reproducible::kStripe;
 using reproducible::kTeam;
 using reproducible::kWarp;
 using reproducible::tile_count;
@@ -94,90 +99,93 @@ __device__ __forceinline__ void add4(float (&acc)[4], float4 v) {
   acc[3] += v.w;
 }
 
-// `kLoads` float4s of one thread, k = k0 .. k0 + kLoads - 1, all issued before the first
-// addition and then added in increasing k. No load is conditional: a predicated load lets
-// the compiler interleave each load with its additions, one memory round trip each.
+// `kLoads` float4s of one thread, steps k0 .. k0 + kLoads - 1 (`stride` floats apart),
+// all issued before the first addition and then added in increasing k.
 template <bool kAligned, int kLoads>
-__device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, int k0) {
+__device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::size_t stride, int k0) {
   float4 v[kLoads];
 #pragma unroll
-  for (int b = 0; b < kLoads; ++b) v[b] = load4<kAligned>(p + 4 * kTeam * (k0 + b));
+  for (int b = 0; b < kLoads; ++b) v[b] = load4<kAligned>(p + stride * (k0 + b));
 #pragma unroll
   for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
 }
 
-// Thread `rank`'s value for a full tile: the float4s rank + 128k, k < per_thread, added
-// in increasing k. per_thread = T / 512 is a power of two from 2 to 64: batches of
-// kBatch loads from 8 on, one batch of 2 or 4 below.
 template <bool kAligned>
-__device__ float full_tile_sum(const float* tile, int per_thread, unsigned rank) {
+__device__ float full_tile_sum(const float* p, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  const float* p = tile + 4 * rank;
   if (per_thread >= kBatch) {
-    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p, k0);
+    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p, stride, k0);
   } else if (per_thread == 4) {
-    add_batch<kAligned, 4>(acc, p, 0);
+    add_batch<kAligned, 4>(acc, p, stride, 0);
   } else {
-    add_batch<kAligned, 2>(acc, p, 0);
+    add_batch<kAligned, 2>(acc, p, stride, 0);
   }
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// The last tile (once per sum), `count` floats: the same order, two loads in flight, a
-// float4 at or past the end reading as +0 (adding +0 to an accumulator that started at
-// +0 leaves its bits as they are).
 template <bool kAligned>
-__device__ float last_tile_sum(const float* tile, std::size_t count, int per_thread, unsigned rank) {
+__device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int k0 = 0; k0 < per_thread; k0 += 2) {
     float4 v[2];
 #pragma unroll
-    for (int b = 0; b < 2; ++b) {
-      const std::size_t i = 4 * (rank + static_cast<std::size_t>(kTeam) * (k0 + b));
-      v[b] = load4_until<kAligned>(tile, i, count);
-    }
+    for (int b = 0; b < 2; ++b) v[b] = load4_until<kAligned>(in, first + stride * (k0 + b), n);
 #pragma unroll
     for (int b = 0; b < 2; ++b) add4(acc, v[b]);
   }
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// n <= kSmallMax: one block of kSmallBlock threads. Team m takes tiles m, m + 8, m + 16,
-// m + 24, all its loads first; warp 0 then adds the tile sums left to right (one group).
+// The first element of stripe s, in the one-block kernel's 32-bit indices (n <= 2^15).
+__device__ __forceinline__ unsigned stripe_start(unsigned s) { return s * static_cast<unsigned>(kStripe); }
+
+// n <= kSmallMax: one block of 128 threads per tile, at most kSmallBlock. Team m takes tiles m, m + 8, m + 16,
+// m + 24; every thread issues all its loads (one predicated float4 each) before the
+// first addition, a team sums only the tiles that exist, and warp 0 adds the tile sums
+// left to right (one group).
 template <bool kAligned>
 __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __restrict__ in, unsigned n, float* out) {
   __shared__ float warp_sums[kGroup][kWarpsPerTeam];
   const unsigned team = threadIdx.x / kTeam;
   const unsigned rank = threadIdx.x % kTeam;
   const unsigned tiles = (n + kSmallTile - 1) / kSmallTile;
+  const unsigned whole = n & ~3u;  // elements in float4s that end at or before n
   float4 v[kSmallTilesPerTeam][kSmallLoads];
 #pragma unroll
   for (int j = 0; j < kSmallTilesPerTeam; ++j) {
     const unsigned t = team + kSmallTeams * j;
-    const unsigned count = t < tiles ? min(n - t * kSmallTile, static_cast<unsigned>(kSmallTile)) : 0;
 #pragma unroll
-    for (int k = 0; k < kSmallLoads; ++k)
-      v[j][k] = load4_until<kAligned>(in + t * kSmallTile, 4 * (rank + kTeam * k), count);
+    for (int k = 0; k < kSmallLoads; ++k) {
+      const unsigned i = stripe_start(t + tiles * k) + 4 * rank;
+      v[j][k] = t < tiles && i < whole ? load4<kAligned>(in + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
   }
-  // The four tiles' values, then their warp sums side by side: four independent shuffle
-  // trees, each in warp_sum's order (a tile past the end holds zeros and is not stored).
-  float s[kSmallTilesPerTeam];
+  // The float4 that n cuts (n not a multiple of 4): the thread that owns it reads its
+  // one to three floats; the rest of it stays +0.
+  if (whole < n) {
 #pragma unroll
-  for (int j = 0; j < kSmallTilesPerTeam; ++j) {
-    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int j = 0; j < kSmallTilesPerTeam; ++j) {
 #pragma unroll
-    for (int k = 0; k < kSmallLoads; ++k) add4(acc, v[j][k]);
-    s[j] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  }
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-#pragma unroll
-    for (int j = 0; j < kSmallTilesPerTeam; ++j) s[j] += __shfl_down_sync(0xffffffffu, s[j], offset);
+      for (int k = 0; k < kSmallLoads; ++k) {
+        const unsigned t = team + kSmallTeams * j;
+        const unsigned i = stripe_start(t + tiles * k) + 4 * rank;
+        if (t < tiles && i == whole) {
+          v[j][k].x = in[i];
+          if (i + 1 < n) v[j][k].y = in[i + 1];
+          if (i + 2 < n) v[j][k].z = in[i + 2];
+        }
+      }
+    }
   }
 #pragma unroll
   for (int j = 0; j < kSmallTilesPerTeam; ++j) {
     const unsigned t = team + kSmallTeams * j;
-    if (t < tiles && threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s[j];
+    if (t >= tiles) break;  // the same for the whole team
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int k = 0; k < kSmallLoads; ++k) add4(acc, v[j][k]);
+    const float s = warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    if (threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s;
   }
   __syncthreads();
   // Lane t forms tile t's sum; lane 0 then adds them left to right from shared memory
@@ -197,10 +205,15 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
         v[4 * j + 2] = q.z;
         v[4 * j + 3] = q.w;
       }
+      // A tile past the end holds +0, which leaves the sum's bits as they are; past
+      // eight tiles the chain goes on to all 32.
       float s = v[0];
 #pragma unroll
-      for (unsigned t = 1; t < kGroup; ++t)
-        if (t < tiles) s += v[t];
+      for (unsigned t = 1; t < kSmallTeams; ++t) s += v[t];
+      if (tiles > kSmallTeams) {
+#pragma unroll
+        for (unsigned t = kSmallTeams; t < kGroup; ++t) s += v[t];
+      }
       *out = s;
     }
   }
@@ -321,7 +334,8 @@ __global__ void __launch_bounds__(kMaxBlock)
   const std::size_t tile = tile_floats(n);
   const int per_thread = static_cast<int>(tile / (4 * kTeam));
   const std::size_t tiles = tile_count(n);
-  const std::size_t full_tiles = n / tile;
+  const std::size_t full_stripes = n / kStripe;
+  const std::size_t stride = tiles * kStripe;
   const std::size_t groups = group_count(tiles);
   const std::size_t teams_per_block = blockDim.x / kTeam;
   const std::size_t teams = gridDim.x * teams_per_block;
@@ -333,9 +347,10 @@ __global__ void __launch_bounds__(kMaxBlock)
   while (t < tiles) {
     std::size_t next = tiles;
     if (rank == 0 && tiles > teams) next = teams + atomicAdd(scratch.next_tile, 1u);
-    const float* p = in + t * tile;
-    const float v = t < full_tiles ? full_tile_sum<kAligned>(p, per_thread, rank)
-                                   : last_tile_sum<kAligned>(p, n - t * tile, per_thread, rank);
+    const std::size_t first = t * kStripe + 4 * rank;
+    const float v = t + (per_thread - 1) * tiles < full_stripes
+                        ? full_tile_sum<kAligned>(in + first, stride, per_thread)
+                        : last_tile_sum<kAligned>(in, n, first, stride, per_thread);
     const float s = warp_sum(v);
     if (lane == 0) warp_sums[team][warp] = s;
     team_sync(team);
@@ -370,7 +385,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   LaunchPlan p;
   p.error_depth = reproducible::order_depth(n);
   if (n <= kSmallMax) {
-    p.grid = 1;  // one_block_sum: kSmallBlock threads, no scratch
+    p.grid = 1;  // one_block_sum: 128 threads per tile up to kSmallBlock, no scratch
     return p;
   }
   int per_sm = 0;
@@ -378,7 +393,9 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t resident =
       static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
   // No block without a tile for each of its teams' first: fewer blocks when the tiles are few.
-  const std::size_t grid = std::max<std::size_t>(1, std::min(resident, tile_count(n) / (block / kTeam)));
+  const std::size_t per_block = static_cast<std::size_t>(block / kTeam);
+  const std::size_t rounds = div_up(tile_count(n), resident * per_block);
+  const std::size_t grid = std::max<std::size_t>(1, div_up(div_up(tile_count(n), rounds), per_block));
   p.grid = static_cast<unsigned>(grid);
   p.scratch_bytes = scratch_bytes_for(n);
   p.zero_scratch_once = true;  // the ticket and counter start at zero and every launch leaves them there
@@ -389,10 +406,11 @@ void launch(const StageArgs& a) {
   const bool aligned = reinterpret_cast<std::uintptr_t>(a.in) % alignof(float4) == 0;
   if (a.n <= kSmallMax) {
     const auto n = static_cast<unsigned>(a.n);
+    const int threads = kTeam * static_cast<int>(std::min<std::size_t>(kSmallTeams, tile_count(a.n)));
     if (aligned) {
-      one_block_sum<true><<<1, kSmallBlock, 0, a.stream>>>(a.in, n, a.out);
+      one_block_sum<true><<<1, threads, 0, a.stream>>>(a.in, n, a.out);
     } else {
-      one_block_sum<false><<<1, kSmallBlock, 0, a.stream>>>(a.in, n, a.out);
+      one_block_sum<false><<<1, threads, 0, a.stream>>>(a.in, n, a.out);
     }
   } else {
     const Scratch scratch = carve_scratch(a.scratch, a.n);
@@ -415,7 +433,7 @@ Stage describe_reproducible() {
   s.source = "reduction/16_reproducible.cu";
   s.chapter = "chapters/16_reproducible.md";
   s.blocks.min = 128;        // one team
-  s.blocks.max = kMaxBlock;  // __launch_bounds__; up to 2^15 the one-block kernel has kSmallBlock threads
+  s.blocks.max = kMaxBlock;  // __launch_bounds__; up to 2^15 the one-block kernel picks its own size
   s.blocks.preferred = 256;
   // The tile counter is 32-bit: fewer than 2^32 tiles (plus one overshoot per team).
   s.max_n = std::size_t{1} << 45;

@@ -8,12 +8,14 @@
 //
 // The order, for n floats x[0..n):
 //   1. Tiles. T = tile_floats(n), a power of two from 1024 to 32768 that depends on n only:
-//      the largest power of two not above n / 1024, clamped to that range. Tile t holds
-//      x[tT .. min((t + 1)T, n)).
+//      the largest power of two not above n / 1024, clamped to that range. There are
+//      M = ceil(n / T) tiles. The array is cut into stripes of 512 floats (stripe s holds
+//      x[512s .. 512s + 511]), and tile t owns the T / 512 stripes t, t + M, t + 2M, ...:
+//      at step k of every tile, the tiles together cover one contiguous run of M stripes.
 //   2. Inside a tile, 128 lanes r = 0..127. Lane r keeps four accumulators (x, y, z, w),
-//      starting at +0, and adds the elements tT + 4(r + 128k) + c, k = 0, 1, ..., T/512 - 1,
-//      into accumulator c (c = 0..3) in increasing k; elements at or past n are skipped.
-//      The lane's value is (x + y) + (z + w).
+//      starting at +0, and at step k = 0, 1, ..., T/512 - 1 adds the elements
+//      512(t + kM) + 4r + c into accumulator c (c = 0..3); elements at or past n are
+//      skipped. The lane's value is (x + y) + (z + w).
 //   3. Warp j (lanes 32j .. 32j + 31) adds its lanes with the shuffle tree of warp_sum
 //      (primitives.cuh): five rounds, at offsets 16, 8, 4, 2, 1, lane i adding lane i + offset.
 //   4. The tile's sum is (w0 + w1) + (w2 + w3) over its four warps.
@@ -40,6 +42,7 @@ constexpr std::size_t kMinTile = 1024;      // floats; two float4s per lane
 constexpr std::size_t kMaxTile = 32768;     // floats; 64 float4s per lane
 constexpr std::size_t kTargetTiles = 1024;  // at least this many tiles once n reaches 2^20
 constexpr int kTeam = 128;                  // lanes per tile
+constexpr std::size_t kStripe = 4 * kTeam;  // floats per stripe: one float4 per lane
 constexpr int kWarp = 32;
 constexpr int kGroup = 32;  // tile sums per group in step 5
 
@@ -61,19 +64,19 @@ static_assert(tile_floats(std::size_t{1} << 21) == 2048 && tile_floats(std::size
               "");
 static_assert(tile_floats(std::size_t{1} << 40) == 32768, "");
 
-// Steps 2-4: the sum of one tile of `count` floats (1 <= count <= tile).
-inline float tile_sum(const float* x, std::size_t count, std::size_t tile) {
-  const std::size_t per_lane = tile / (4 * kTeam);
+// Steps 2-4: the sum of tile t of `tiles`, for x[0..n).
+inline float tile_sum(const float* x, std::size_t n, std::size_t t, std::size_t tiles) {
+  const std::size_t steps = tile_floats(n) / kStripe;
   float warp[kTeam / kWarp];
   for (int j = 0; j < kTeam / kWarp; ++j) {
     float lanes[kWarp];
     for (int l = 0; l < kWarp; ++l) {
       const std::size_t r = static_cast<std::size_t>(j * kWarp + l);
       float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (std::size_t k = 0; k < per_lane; ++k)
+      for (std::size_t k = 0; k < steps; ++k)
         for (std::size_t c = 0; c < 4; ++c) {
-          const std::size_t i = 4 * (r + kTeam * k) + c;
-          if (i < count) acc[c] += x[i];
+          const std::size_t i = kStripe * (t + k * tiles) + 4 * r + c;
+          if (i < n) acc[c] += x[i];
         }
       lanes[l] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     }
@@ -105,11 +108,9 @@ inline float combine_tile_sums(const std::vector<float>& tiles) {
 
 // Stage 16's result for x[0..n), computed on the host in the order above (n >= 1).
 inline float reproducible_order_sum(const float* x, std::size_t n) {
-  const std::size_t tile = tile_floats(n);
-  std::vector<float> sums;
-  sums.reserve(div_up(n, tile));
-  for (std::size_t begin = 0; begin < n; begin += tile)
-    sums.push_back(tile_sum(x + begin, n - begin < tile ? n - begin : tile, tile));
+  const std::size_t tiles = tile_count(n);
+  std::vector<float> sums(tiles);
+  for (std::size_t t = 0; t < tiles; ++t) sums[t] = tile_sum(x, n, t, tiles);
   return combine_tile_sums(sums);
 }
 
