@@ -308,12 +308,13 @@ TEST_CASE("stages 16 and 17 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
   // x_i = 0.25 (i % 4) for i < 2^32 and x_i = 2^20 for the last three elements: the
   // sum is 1.5 * 2^30 + 3 * 2^20 = 1539 * 2^20, a float. An index that wraps at 2^32
   // reads 0, 0.25 and 0.5 instead of the last three and misses by 3 * 2^20.
-  // Both stages must also hit the sum exactly. Stage 16: a tile (32768 elements) sums
-  // to 12288, a group of 32 tiles to 393216, and the tree over 2^12 such groups forms
-  // 393216 * 2^k, all exact; the last tile (3 * 2^20) forms its own group, carried up
-  // to the root, whose addition is exact too. Stage 17: every value is a multiple of 0.25, so every TwoSum error is
-  // one as well and every compensation (< 2^22 in size) is exact; s + c is then the
-  // exact sum, a float.
+  // Stage 17 must hit the sum exactly: every value is a multiple of 0.25, so every
+  // TwoSum error is one as well and every compensation (< 2^22 in size) is exact; s + c
+  // is then the exact sum, a float. Stage 16 must give its order's bits, worked out here
+  // from the tile sums: a stripe (512 elements) sums to 192, a tile to 192 per full stripe
+  // it owns, plus 3 * 2^20 for the tile that owns the last stripe (the three 2^20s), each
+  // exact; combine_tile_sums then replays steps 5 and 6 (two of whose additions round
+  // at this n).
   const std::size_t head = std::size_t{1} << 32;
   const std::size_t n = head + 3;
   const float last = 0x1p20f;
@@ -337,19 +338,37 @@ TEST_CASE("stages 16 and 17 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
   const float tail[3] = {last, last, last};
   common::copy_to_device(x.get() + head, tail, sizeof tail);
 
+  namespace ro = reduction::reproducible;
+  const std::size_t tiles = ro::tile_count(n);
+  const std::size_t stripes = ro::div_up(n, ro::kStripe);
+  const std::size_t steps = ro::tile_floats(n) / ro::kStripe;
+  std::vector<float> tile_sums(tiles);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    std::size_t owned = 0;
+    bool owns_last = false;
+    for (std::size_t k = 0; k < steps && t + k * tiles < stripes; ++k) {
+      ++owned;
+      owns_last = t + k * tiles == stripes - 1;
+    }
+    tile_sums[t] =
+        owns_last ? 192.0f * static_cast<float>(owned - 1) + 3.0f * last : 192.0f * static_cast<float>(owned);
+  }
+  const float order16 = ro::combine_tile_sums(tile_sums);
+
   common::Reference ref;
   ref.sum = exact;
   ref.sum_abs = exact;
-  for (const char* key : {"reproducible", "compensated"}) {
-    const float result = run_and_check(stage(key), x.get(), n, ref, "n = 2^32 + 3");
-    INFO(key << ": got " << hex(result) << ", expected " << exact);
-    CHECK(static_cast<double>(result) == exact);
-  }
+  const float result16 = run_and_check(stage("reproducible"), x.get(), n, ref, "n = 2^32 + 3");
+  INFO("stage 16: got " << hex(result16) << ", its order gives " << hex(order16));
+  CHECK(result16 == order16);
+  const float result17 = run_and_check(stage("compensated"), x.get(), n, ref, "n = 2^32 + 3");
+  INFO("stage 17: got " << hex(result17) << ", expected " << exact);
+  CHECK(static_cast<double>(result17) == exact);
   // And stage 16 keeps its bits on another configuration at this size.
-  const Stage& s14 = stage("reproducible");
-  const auto r = run_with_grid(s14, x.get(), n, blocks_of(s14, {1024, 512, 256}).front(), 132, 1);
+  const Stage& s16 = stage("reproducible");
+  const auto r = run_with_grid(s16, x.get(), n, blocks_of(s16, {1024, 512, 256}).front(), 132, 1);
   INFO("stage 16 with grid 132: got " << hex(r.results[0]));
-  CHECK(static_cast<double>(r.results[0]) == exact);
+  CHECK(r.results[0] == order16);
 }
 
 TEST_CASE("the compensated stage keeps what a plain sum drops, and its check catches a plain sum",
