@@ -100,7 +100,9 @@ __device__ __forceinline__ void add4(float (&acc)[4], float4 v) {
 }
 
 // `kLoads` float4s of one thread, steps k0 .. k0 + kLoads - 1 (`stride` floats apart),
-// all issued before the first addition and then added in increasing k.
+// all issued before the first addition and then added in increasing k. No load is
+// conditional: a predicated load lets the compiler interleave each load with its
+// additions, one memory round trip each.
 template <bool kAligned, int kLoads>
 __device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::size_t stride, int k0) {
   float4 v[kLoads];
@@ -110,6 +112,9 @@ __device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::
   for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
 }
 
+// A thread's value for a full tile: the float4s at p, p + stride, ... (its lane of each
+// of the tile's stripes), added in increasing step. per_thread = T / 512 is a power of
+// two from 2 to 64: batches of kBatch loads from 8 on, one batch of 2 or 4 below.
 template <bool kAligned>
 __device__ float full_tile_sum(const float* p, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -123,6 +128,9 @@ __device__ float full_tile_sum(const float* p, std::size_t stride, int per_threa
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
+// A tile whose last stripe reaches past n: the same order from element `first`, two
+// loads in flight, a float4 at or past n reading as +0 (adding +0 to an accumulator that
+// started at +0 leaves its bits as they are).
 template <bool kAligned>
 __device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -136,8 +144,12 @@ __device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// The first element of stripe s, in the one-block kernel's 32-bit indices (n <= 2^15).
-__device__ __forceinline__ unsigned stripe_start(unsigned s) { return s * static_cast<unsigned>(kStripe); }
+// The one-block kernel's element for team `team`, lane `rank`, tile slot j and step k:
+// tile t = team + 8j, stripe t + k * tiles (32-bit indices: n <= 2^15).
+__device__ __forceinline__ unsigned small_element(unsigned team, unsigned rank, int j, int k, unsigned tiles) {
+  const unsigned t = team + kSmallTeams * j;
+  return (t + tiles * k) * static_cast<unsigned>(kStripe) + 4 * rank;
+}
 
 // n <= kSmallMax: one block of 128 threads per tile, at most kSmallBlock. Team m takes tiles m, m + 8, m + 16,
 // m + 24; every thread issues all its loads (one predicated float4 each) before the
@@ -156,7 +168,7 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
     const unsigned t = team + kSmallTeams * j;
 #pragma unroll
     for (int k = 0; k < kSmallLoads; ++k) {
-      const unsigned i = stripe_start(t + tiles * k) + 4 * rank;
+      const unsigned i = small_element(team, rank, j, k, tiles);
       v[j][k] = t < tiles && i < whole ? load4<kAligned>(in + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
   }
@@ -167,9 +179,8 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
     for (int j = 0; j < kSmallTilesPerTeam; ++j) {
 #pragma unroll
       for (int k = 0; k < kSmallLoads; ++k) {
-        const unsigned t = team + kSmallTeams * j;
-        const unsigned i = stripe_start(t + tiles * k) + 4 * rank;
-        if (t < tiles && i == whole) {
+        const unsigned i = small_element(team, rank, j, k, tiles);
+        if (team + kSmallTeams * j < tiles && i == whole) {
           v[j][k].x = in[i];
           if (i + 1 < n) v[j][k].y = in[i + 1];
           if (i + 2 < n) v[j][k].z = in[i + 2];
@@ -392,7 +403,8 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled_sum<true>, block, 0));
   const std::size_t resident =
       static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
-  // No block without a tile for each of its teams' first: fewer blocks when the tiles are few.
+  // As many teams as fit, or fewer when that evens out the tiles per team (`rounds` each,
+  // or one fewer); only the last block may hold a team with no tile.
   const std::size_t per_block = static_cast<std::size_t>(block / kTeam);
   const std::size_t rounds = div_up(tile_count(n), resident * per_block);
   const std::size_t grid = std::max<std::size_t>(1, div_up(div_up(tile_count(n), rounds), per_block));
