@@ -15,15 +15,18 @@
 //     at most, whatever block size was asked: every load issued before the first
 //     addition, no atomic, no scratch; warp 0 adds the tile sums.
 //   larger n: as many teams as the GPU holds, fewer when that evens out the tiles per
-//     team (2048 tiles on 1056 teams would leave 64 teams one tile short); a team's
-//     first tile is its index in the grid; later tiles come from a counter, and the
-//     next number is asked for while the current tile's loads are in flight.
+//     team (2048 tiles on 1056 teams would leave 64 teams one tile short). A block takes
+//     a chunk of consecutive tiles, one per team, per round: its first two chunks by
+//     its index in the grid, later ones from a counter (asked for while the loads are
+//     in flight). Only __syncthreads(): every team of a block passes the same barriers.
 // Loads: float4 where the input is 16-byte aligned (the float4 that n cuts is read in
 // scalars, zeros beyond n), four scalar loads otherwise; the same order both ways, and
 // the block size (a multiple of 128) changes only how many teams a block has.
 // Fixes: the fixed 32768-float tile of the first design, which below 2^22 left most of
-// the GPU idle, and contiguous tiles, whose teams read 1024 streams 128 KiB apart and
-// were slower than the stripes from 2^25 up (chapter 16 has the measurement).
+// the GPU idle; contiguous tiles, whose teams read 1024 streams 128 KiB apart and were
+// slower than the stripes from 2^25 up; and a counter per team with named barriers,
+// which compute-sanitizer's racecheck flagged when a block's teams took different
+// numbers of tiles (chapter 16 has the measurements).
 // Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
 // (reproducible::order_depth).
 // Expect: as fast as stage 14's one-block kernel at 2^10-2^15 and near stages 13-15
@@ -63,8 +66,8 @@ constexpr int kSmallTeams = kSmallBlock / kTeam;          // 8
 constexpr int kSmallTilesPerTeam = kGroup / kSmallTeams;  // 4
 constexpr unsigned kSmallTile = static_cast<unsigned>(kMinTile);
 constexpr int kSmallLoads = kSmallTile / (4 * kTeam);  // 2 float4s per thread per tile
-constexpr std::size_t kTicketBytes = 256;   // the ticket and the tile counter, padded so the tile sums stay aligned
-constexpr std::size_t kCounterOffset = 32;  // the tile counter, in unsigneds from the ticket: its own 128-byte line
+constexpr std::size_t kTicketBytes = 256;   // the ticket and the chunk counter, padded so the tile sums stay aligned
+constexpr std::size_t kCounterOffset = 32;  // the chunk counter, in unsigneds from the ticket: its own 128-byte line
 static_assert(kWarpsPerTeam == 4, "a tile sum combines exactly four warp sums");
 static_assert(tile_floats(kSmallMax) == kMinTile, "the one-block path's tiles are the smallest");
 
@@ -300,10 +303,10 @@ __device__ void sum_tile_sums(const float* tile_sums, std::size_t tiles, float* 
 
 struct Scratch {
   unsigned* ticket;
-  unsigned* next_tile;  // tiles handed out after each team's first, from 0
-  float* tile_sums;     // kGroup * groups slots, transposed (tile_slot)
-  float* global_a;      // groups floats
-  float* global_b;      // ceil(groups / 2) floats
+  unsigned* next_chunk;  // chunks handed out after each block's first two, from 0
+  float* tile_sums;      // kGroup * groups slots, transposed (tile_slot)
+  float* global_a;       // groups floats
+  float* global_b;       // ceil(groups / 2) floats
 };
 
 Scratch carve_scratch(void* base, std::size_t n) {
@@ -311,7 +314,7 @@ Scratch carve_scratch(void* base, std::size_t n) {
   auto* bytes = static_cast<unsigned char*>(base);
   Scratch s;
   s.ticket = reinterpret_cast<unsigned*>(bytes);
-  s.next_tile = s.ticket + kCounterOffset;
+  s.next_chunk = s.ticket + kCounterOffset;
   s.tile_sums = reinterpret_cast<float*>(bytes + kTicketBytes);
   s.global_a = s.tile_sums + kGroup * groups;
   s.global_b = s.global_a + groups;
@@ -323,19 +326,13 @@ std::size_t scratch_bytes_for(std::size_t n) {
   return kTicketBytes + (kGroup * groups + groups + div_up(groups, 2)) * sizeof(float);
 }
 
-// A barrier for the 128 threads of one team only (a named barrier: ids 1..8, as 0 is
-// the one __syncthreads() uses).
-__device__ __forceinline__ void team_sync(unsigned team) {
-  asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(kTeam) : "memory");
-}
-
 template <bool kAligned>
 __global__ void __launch_bounds__(kMaxBlock)
     tiled_sum(const float* __restrict__ in, std::size_t n, Scratch scratch, float* out) {
   __shared__ float level_a[kSharedLevel];
   __shared__ float level_b[kSharedLevel];
-  __shared__ std::size_t team_tile[kMaxTeams];
-  __shared__ float warp_sums[kMaxTeams][kWarpsPerTeam];
+  __shared__ float warp_sums[2][kMaxTeams][kWarpsPerTeam];  // two rounds' worth: see below
+  __shared__ std::size_t next_base[2];
   __shared__ bool is_last;
 
   const unsigned team = threadIdx.x / kTeam;
@@ -348,30 +345,38 @@ __global__ void __launch_bounds__(kMaxBlock)
   const std::size_t full_stripes = n / kStripe;
   const std::size_t stride = tiles * kStripe;
   const std::size_t groups = group_count(tiles);
-  const std::size_t teams_per_block = blockDim.x / kTeam;
-  const std::size_t teams = gridDim.x * teams_per_block;
+  const std::size_t per_block = blockDim.x / kTeam;
+  const std::size_t teams = gridDim.x * per_block;
 
-  // The team's first tile is its place in the grid; the counter hands out the rest in
-  // order. The team's first thread asks for the next number before the tile's loads and
-  // uses it after them, so the atomic's trip to L2 hides behind the loads.
-  std::size_t t = blockIdx.x * teams_per_block + team;
-  while (t < tiles) {
-    std::size_t next = tiles;
-    if (rank == 0 && tiles > teams) next = teams + atomicAdd(scratch.next_tile, 1u);
-    const std::size_t first = t * kStripe + 4 * rank;
-    const float v = t + (per_thread - 1) * tiles < full_stripes
-                        ? full_tile_sum<kAligned>(in + first, stride, per_thread)
-                        : last_tile_sum<kAligned>(in, n, first, stride, per_thread);
-    const float s = warp_sum(v);
-    if (lane == 0) warp_sums[team][warp] = s;
-    team_sync(team);
-    if (rank == 0) {
-      const float* w = warp_sums[team];
-      scratch.tile_sums[tile_slot(t, groups)] = (w[0] + w[1]) + (w[2] + w[3]);
-      team_tile[team] = next;
+  // A block works in rounds on a chunk of per_block consecutive tiles, one per team, so
+  // every team of the block passes the same barriers (__syncthreads() only). Its first
+  // two chunks are its place in the grid, blockIdx.x and blockIdx.x + gridDim.x; later
+  // ones come from a counter, in order, so that blocks that ran fast take more. Thread 0
+  // asks for the next chunk before the loads and publishes it after them, so the
+  // atomic's trip to L2 hides behind the loads. One barrier per round: round r writes
+  // buffer r % 2, so round r + 1 cannot overwrite what is still being read from round r.
+  std::size_t base = blockIdx.x * per_block;  // the first tile of the block's chunk
+  for (unsigned r = 0; base < tiles; ++r) {
+    const unsigned buf = r % 2;
+    std::size_t next = base + teams;
+    if (threadIdx.x == 0 && r > 0 && tiles > 2 * teams)
+      next = (2 * gridDim.x + atomicAdd(scratch.next_chunk, 1u)) * per_block;
+    const std::size_t t = base + team;
+    if (t < tiles) {  // a team past the last tile only waits at the barrier
+      const std::size_t first = t * kStripe + 4 * rank;
+      const float v = t + (per_thread - 1) * tiles < full_stripes
+                          ? full_tile_sum<kAligned>(in + first, stride, per_thread)
+                          : last_tile_sum<kAligned>(in, n, first, stride, per_thread);
+      const float s = warp_sum(v);
+      if (lane == 0) warp_sums[buf][team][warp] = s;
     }
-    team_sync(team);
-    t = team_tile[team];
+    if (threadIdx.x == 0) next_base[buf] = next;
+    __syncthreads();
+    if (rank == 0 && t < tiles) {
+      const float* w = warp_sums[buf][team];
+      scratch.tile_sums[tile_slot(t, groups)] = (w[0] + w[1]) + (w[2] + w[3]);
+    }
+    base = next_base[buf];
   }
 
   // Publish this block's tile sums, then take a ticket: the block that draws the last
@@ -384,11 +389,11 @@ __global__ void __launch_bounds__(kMaxBlock)
   __threadfence();
 
   sum_tile_sums(scratch.tile_sums, tiles, scratch.global_a, scratch.global_b, level_a, level_b, out);
-  // Ready for the next launch, which sees them in stream order. Every team's last
-  // atomicAdd on the counter came before its block took a ticket.
+  // Ready for the next launch, which sees them in stream order. Every block's last
+  // atomicAdd on the counter came before it took a ticket.
   if (threadIdx.x == 0) {
     *scratch.ticket = 0;
-    *scratch.next_tile = 0;
+    *scratch.next_chunk = 0;
   }
 }
 
@@ -447,7 +452,7 @@ Stage describe_reproducible() {
   s.blocks.min = 128;        // one team
   s.blocks.max = kMaxBlock;  // __launch_bounds__; up to 2^15 the one-block kernel picks its own size
   s.blocks.preferred = 256;
-  // The tile counter is 32-bit: fewer than 2^32 tiles (plus one overshoot per team).
+  // The chunk counter is 32-bit: fewer than 2^32 chunks (plus one overshoot per block).
   s.max_n = std::size_t{1} << 45;
   s.deterministic = true;  // and the same for every block size, grid, start address and GPU
   s.single_launch = true;

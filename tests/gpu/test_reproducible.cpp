@@ -213,9 +213,9 @@ TEST_CASE("stage 16 gives the host replay's bits where its tile size or launch s
 
 TEST_CASE("stage 16 gives the same bits at small, odd and large sizes", "[gpu][reproducible]") {
   // Sizes around one tile and a group of 32 tiles (1024 floats each below 2^21, 32768
-  // from 2^25), a size with more tiles than a grid of 7 blocks has teams (the counter
-  // hands out the rest), and one whose 1025 group sums take the final tree through its
-  // scratch (global memory) levels.
+  // from 2^25), sizes with more tiles than two rounds of a 7-block grid cover (the
+  // counter hands out the later chunks), and one whose 1025 group sums take the final
+  // tree through its scratch (global memory) levels.
   constexpr std::size_t kSmall = 1024;
   constexpr std::size_t kLarge = 32768;
   for (std::size_t n : {std::size_t{33}, 32 * kSmall + 5, 33 * kSmall - 1, 64 * kSmall + 1, (std::size_t{3} << 20) + 1,
