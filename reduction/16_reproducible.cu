@@ -47,6 +47,7 @@ namespace {
 
 using reproducible::div_up;
 using reproducible::group_count;
+using reproducible::join4;
 using reproducible::kGroup;
 using reproducible::kMinTile;
 using reproducible::kStripe;
@@ -60,7 +61,7 @@ constexpr int kBatch = 8;                     // float4 loads in flight per thre
 constexpr std::size_t kSharedLevel = 1024;    // tree levels this small live in shared memory
 constexpr int kMaxBlock = 1024;
 constexpr int kMaxTeams = kMaxBlock / kTeam;
-constexpr int kSmallBlock = 1024;                         // the one-block shape, fixed
+constexpr int kSmallBlock = 1024;                         // the one-block kernel's largest block
 constexpr std::size_t kSmallMax = kGroup * kMinTile;      // 2^15: one group of 1024-float tiles
 constexpr int kSmallTeams = kSmallBlock / kTeam;          // 8
 constexpr int kSmallTilesPerTeam = kGroup / kSmallTeams;  // 4
@@ -128,7 +129,7 @@ __device__ float full_tile_sum(const float* p, std::size_t stride, int per_threa
   } else {
     add_batch<kAligned, 2>(acc, p, stride, 0);
   }
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  return join4(acc[0], acc[1], acc[2], acc[3]);
 }
 
 // A tile whose last stripe reaches past n: the same order from element `first`, two
@@ -144,7 +145,7 @@ __device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first
 #pragma unroll
     for (int b = 0; b < 2; ++b) add4(acc, v[b]);
   }
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  return join4(acc[0], acc[1], acc[2], acc[3]);
 }
 
 // The one-block kernel's element for team `team`, lane `rank`, tile slot j and step k:
@@ -154,10 +155,10 @@ __device__ __forceinline__ unsigned small_element(unsigned team, unsigned rank, 
   return (t + tiles * k) * static_cast<unsigned>(kStripe) + 4 * rank;
 }
 
-// n <= kSmallMax: one block of 128 threads per tile, at most kSmallBlock. Team m takes tiles m, m + 8, m + 16,
-// m + 24; every thread issues all its loads (one predicated float4 each) before the
-// first addition, a team sums only the tiles that exist, and warp 0 adds the tile sums
-// left to right (one group).
+// n <= kSmallMax: one block of 128 threads per tile, at most kSmallBlock. Team m takes
+// tiles m, m + 8, m + 16, m + 24; every thread issues all its loads (one predicated
+// float4 each) before the first addition, a team sums only the tiles that exist, and
+// warp 0 adds the tile sums left to right (one group).
 template <bool kAligned>
 __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __restrict__ in, unsigned n, float* out) {
   __shared__ float warp_sums[kGroup][kWarpsPerTeam];
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int k = 0; k < kSmallLoads; ++k) add4(acc, v[j][k]);
-    const float s = warp_sum((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    const float s = warp_sum(join4(acc[0], acc[1], acc[2], acc[3]));
     if (threadIdx.x % kWarp == 0) warp_sums[t][rank / kWarp] = s;
   }
   __syncthreads();
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(kSmallBlock) one_block_sum(const float* __rest
   __shared__ __align__(16) float tile_sums[kGroup];
   if (threadIdx.x < kWarp) {
     const float* w = warp_sums[threadIdx.x];
-    tile_sums[threadIdx.x] = threadIdx.x < tiles ? (w[0] + w[1]) + (w[2] + w[3]) : 0.0f;
+    tile_sums[threadIdx.x] = threadIdx.x < tiles ? join4(w[0], w[1], w[2], w[3]) : 0.0f;
     __syncwarp();
     if (threadIdx.x == 0) {
       float v[kGroup];
@@ -374,7 +375,7 @@ __global__ void __launch_bounds__(kMaxBlock)
     __syncthreads();
     if (rank == 0 && t < tiles) {
       const float* w = warp_sums[buf][team];
-      scratch.tile_sums[tile_slot(t, groups)] = (w[0] + w[1]) + (w[2] + w[3]);
+      scratch.tile_sums[tile_slot(t, groups)] = join4(w[0], w[1], w[2], w[3]);
     }
     base = next_base[buf];
   }

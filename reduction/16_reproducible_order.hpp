@@ -48,6 +48,10 @@ constexpr int kGroup = 32;  // tile sums per group in step 5
 
 REPRODUCIBLE_HD constexpr std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+// How steps 2 and 4 join four values: a lane its four accumulators, a tile its four
+// warps. One definition, used by the host replay and by both of stage 16's kernels.
+REPRODUCIBLE_HD inline float join4(float a, float b, float c, float d) { return (a + b) + (c + d); }
+
 // Step 1's tile size: a power of two in [kMinTile, kMaxTile], a function of n alone.
 REPRODUCIBLE_HD constexpr std::size_t tile_floats(std::size_t n) {
   std::size_t t = kMinTile;
@@ -78,7 +82,7 @@ inline float tile_sum(const float* x, std::size_t n, std::size_t t, std::size_t 
           const std::size_t i = kStripe * (t + k * tiles) + 4 * r + c;
           if (i < n) acc[c] += x[i];
         }
-      lanes[l] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+      lanes[l] = join4(acc[0], acc[1], acc[2], acc[3]);
     }
     // Lane i takes lane i + offset's value from before the round; lane 0's result
     // needs only lanes whose partner is below 32.
@@ -86,7 +90,7 @@ inline float tile_sum(const float* x, std::size_t n, std::size_t t, std::size_t 
       for (int i = 0; i + offset < kWarp; ++i) lanes[i] += lanes[i + offset];
     warp[j] = lanes[0];
   }
-  return (warp[0] + warp[1]) + (warp[2] + warp[3]);
+  return join4(warp[0], warp[1], warp[2], warp[3]);
 }
 
 // Steps 5-6 over the tile sums.
