@@ -19,6 +19,7 @@
 #include "device_buffer.hpp"
 #include "inputs.hpp"
 #include "single_pass.cuh"
+#include "typed_values.hpp"
 
 namespace {
 
@@ -26,18 +27,7 @@ namespace two_files {
 
 namespace g = reduction::generic;
 
-template <typename T>
-std::vector<T> values(std::size_t n, std::uint64_t seed) {
-  std::vector<T> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t h = common::hash64(seed, i);
-    if constexpr (std::is_integral_v<T>)
-      v[i] = static_cast<T>(static_cast<std::int64_t>(h % 2001) - 1000);
-    else
-      v[i] = static_cast<T>(static_cast<double>(h >> 11) * 0x1p-53 * 2.0 - 1.0);
-  }
-  return v;
-}
+using test_inputs::typed_values;
 
 // The sum of `host` in double and the bound on a float or double sum of it: unit
 // roundoff x (per-thread chain, at most n / 1024 for these grids, + 64 for the trees) x
@@ -84,7 +74,7 @@ void every_path(const char* file) {
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   bool took_cluster = false, took_ticket = false;
   for (std::size_t n : path_sizes<T>()) {
-    const auto host = values<T>(n, 17 + n);
+    const auto host = typed_values<T>(n, 17 + n);
     const unsigned grid = g::grid_for<T, g::Sum>(n, ws.sm_count());
     took_cluster = took_cluster || grid == 8 || grid == 16;
     took_ticket = took_ticket || grid > 16;
@@ -117,7 +107,7 @@ void own_cluster_kernel(const char* file) {
   const int blocks = g::cluster_blocks_for(kernel, kBlock);
   if (blocks == 0) return;  // no clusters below compute capability 9.0
   const std::size_t n = static_cast<std::size_t>(blocks) * kBlock * g::kClusterLoads * g::Pack<T>::kCount - 3;
-  const auto host = values<T>(n, 99);
+  const auto host = typed_values<T>(n, 99);
   common::DeviceBuffer<T> in(n);
   common::DeviceBuffer<T> out(1);
   common::copy_to_device(in.get(), host.data(), n * sizeof(T));

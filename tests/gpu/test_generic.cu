@@ -20,6 +20,7 @@
 #include "device_buffer.hpp"
 #include "inputs.hpp"
 #include "single_pass.cuh"
+#include "typed_values.hpp"
 
 namespace g = reduction::generic;
 
@@ -32,18 +33,7 @@ const std::vector<std::size_t> kSizes = {
     // on Hopper, up to 2^17 floats or 2^16 doubles; one past that, the ticket path
     8192, 8193, 16384, 16385, 65536, 65537, 131072, 131073, (std::size_t{1} << 20) + 7, (std::size_t{1} << 24) + 1};
 
-template <typename T>
-std::vector<T> make_values(std::size_t n, std::uint64_t seed) {
-  std::vector<T> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t h = common::hash64(seed, i);
-    if constexpr (std::is_integral_v<T>)
-      v[i] = static_cast<T>(static_cast<std::int64_t>(h % 2001) - 1000);  // -1000..1000
-    else
-      v[i] = static_cast<T>(static_cast<double>(h >> 11) * 0x1p-53 * 2.0 - 1.0);  // [-1, 1)
-  }
-  return v;
-}
+using test_inputs::typed_values;
 
 template <typename T, typename Op>
 T run_on_gpu(const std::vector<T>& host, std::size_t offset, const g::Workspace& ws) {
@@ -78,7 +68,7 @@ void check_type(const g::Workspace& ws) {
   for (std::size_t n : boundary_sizes<T>()) sizes.push_back(n);
   for (std::size_t n : sizes) {
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
-      const auto host = make_values<T>(n + offset, 7 + n);
+      const auto host = typed_values<T>(n + offset, 7 + n);
       const auto first = host.begin() + static_cast<std::ptrdiff_t>(offset);
       INFO("n=" << n << " offset=" << offset << " sizeof(T)=" << sizeof(T));
       // Min and max are exact for every type.
@@ -167,7 +157,7 @@ TEST_CASE("generic single pass: user operators (max-abs of floats, bitwise or of
   for (std::size_t n : sizes) {
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       INFO("n=" << n << " offset=" << offset);
-      const auto floats = make_values<float>(n + offset, 41 + n);
+      const auto floats = typed_values<float>(n + offset, 41 + n);
       float most = 0.0f;
       for (std::size_t i = offset; i < floats.size(); ++i) most = std::max(most, std::fabs(floats[i]));
       CHECK(run_on_gpu<float, MaxAbs>(floats, offset, ws) == most);
@@ -195,7 +185,7 @@ TEST_CASE("generic single pass: int32 sums wrap around like two's complement", "
 
 TEST_CASE("generic single pass: the ticket is reset, so back-to-back calls agree", "[gpu][generic]") {
   g::Workspace ws;
-  const auto host = make_values<float>((std::size_t{1} << 22) + 3, 99);
+  const auto host = typed_values<float>((std::size_t{1} << 22) + 3, 99);
   const float first = run_on_gpu<float, g::Sum>(host, 0, ws);
   for (int i = 0; i < 10; ++i) CHECK(run_on_gpu<float, g::Sum>(host, 0, ws) == first);
 }
@@ -228,7 +218,7 @@ TEST_CASE("generic single pass: the path follows n (one block, one cluster on sm
         std::min<unsigned>(64u, static_cast<unsigned>(std::max(per_sm, 1) * sms)));
   // Results at the boundaries between the paths, repeated: bitwise the same each time.
   for (std::size_t n : {std::size_t{16385}, std::size_t{131072}, std::size_t{131073}}) {
-    const auto host = make_values<float>(n, 5 + n);
+    const auto host = typed_values<float>(n, 5 + n);
     const float first = run_on_gpu<float, g::Sum>(host, 0, ws);
     for (int i = 0; i < 5; ++i) CHECK(run_on_gpu<float, g::Sum>(host, 0, ws) == first);
   }
@@ -260,7 +250,7 @@ TEST_CASE("generic single pass: tagged slots carry the launch's tag, which advan
   const std::size_t n = (std::size_t{1} << 20) + 7;
   const unsigned grid = g::grid_for<float, g::Sum>(n, ws.sm_count());
   REQUIRE(grid > 16u);  // the ticket path
-  const auto host = make_values<float>(n, 123);
+  const auto host = typed_values<float>(n, 123);
   double ref = 0.0, abs_sum = 0.0;
   for (float x : host) {
     ref += x;
@@ -300,7 +290,7 @@ TEST_CASE("generic single pass: tagged slots carry the launch's tag, which advan
 TEST_CASE("generic single pass: 8-byte values take the fenced ticket and leave the tag alone", "[gpu][generic]") {
   g::Workspace ws;
   const std::size_t n = (std::size_t{1} << 20) + 7;
-  const auto host = make_values<double>(n, 321);
+  const auto host = typed_values<double>(n, 321);
   double ref = 0.0;
   for (double x : host) ref += x;
   const double sum = run_on_gpu<double, g::Sum>(host, 0, ws);
@@ -338,7 +328,7 @@ TEST_CASE("generic single pass: sums on several streams at once, each with its o
   // A ticket-path size (the issue's), a cluster-path size and a one-block size.
   for (std::size_t n : {(std::size_t{1} << 22) + 3, std::size_t{100003}, std::size_t{4097}}) {
     INFO("n=" << n);
-    const auto host = make_values<float>(n, 2024 + n);
+    const auto host = typed_values<float>(n, 2024 + n);
     double ref = 0.0, abs_sum = 0.0;
     for (float x : host) {
       ref += x;
@@ -372,7 +362,7 @@ TEST_CASE("generic single pass: sums on several streams at once, each with its o
 
 TEST_CASE("generic single pass: a workspace refuses a second stream, with both named", "[gpu][generic][streams]") {
   const std::size_t n = (std::size_t{1} << 22) + 3;
-  const auto host = make_values<float>(n, 5);
+  const auto host = typed_values<float>(n, 5);
   common::DeviceBuffer<float> in(n);
   common::copy_to_device(in.get(), host.data(), n * sizeof(float));
   common::DeviceBuffer<float> out(2);
