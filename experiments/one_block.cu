@@ -7,15 +7,12 @@
 //                only if the fold equals a key it never equals (peers/ceiling.cu's
 //                kernel on one block): the time of the loads alone
 //   warp-only    DIAGNOSTIC, wrong sum: adds its floats, one warp shuffle tree, and
-//                thread 0 stores its warp's sum; no other warp is added. The least a
-//                sum over more than one lane must do: one tree of five dependent
-//                shuffle-and-add steps and a store
+//                thread 0 stores its warp's sum; no other warp is added
 //   block-sum    a correct sum: the same, then the warps' sums through shared memory,
 //                one barrier and the first warp's shuffle tree (the stages' block sum)
 //   stage15      stage 15 as the generic library runs it (its one-block kernel here)
-// warp-only minus stream-only is what any combine adds at that n, at the least; the
-// ceiling's time over (ceiling + that difference) bounds how close to the ceiling a
-// sum can come there.
+// block-sum over stream-only is how close a plain correct sum of one block comes to
+// the loads alone; warp-only shows how much of the gap one warp's tree is.
 #include <cstdint>
 
 #include "lab.cuh"
@@ -52,12 +49,7 @@ __global__ void __launch_bounds__(kBlock) one_block(const float* __restrict__ in
       a.w += v[u].w;
     }
     float s = (a.x + a.y) + (a.z + a.w);
-    if constexpr (kCombine == Combine::warp) {
-#pragma unroll
-      for (int offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
-    } else {
-      s = lab::block_sum<kBlock>(s);
-    }
+    s = kCombine == Combine::warp ? g::warp_reduce(s, g::Sum{}) : lab::block_sum<kBlock>(s);
     if (threadIdx.x == 0) *out = s;
   }
 }

@@ -1057,7 +1057,7 @@ def evaluate_claim(marker: Marker, ctx: Context) -> str:
 
     def operand(token: str) -> tuple[list[float], str]:
         # OTHER.csv:COLUMN[...] reads another result file (two runs compared).
-        other = re.fullmatch(r"((?:h100/)?(?:history/)?[\w.+-]+\.csv):(.+)", token)
+        other = re.fullmatch(r"((?:[a-z][a-z0-9]*/)?(?:history/)?[\w.+-]+\.csv):(.+)", token)
         if other:
             values, desc = claim_operand(marker, ctx.load(marker, other.group(1)), other.group(2))
             return values, f"{other.group(1)}:{desc}"
