@@ -4,10 +4,9 @@
 // defines it and replays it on the host. M tiles of T floats, T = tile_floats(n) a power
 // of two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there
 // are about 1024 tiles or more from n = 2^20 up, enough to fill the GPU). Tile t owns the
-// 512-float stripes t, t + M, t + 2M, ... (from 4096-float tiles up, runs of eight
-// neighbouring stripes instead, one run per batch of loads): while every team is at the
-// same step, the teams read one contiguous stretch of memory, as a grid-stride loop does.
-// A team of 128 threads sums a tile always the same way (thread r adds the float4 at 4r of each stripe,
+// 512-float stripes t, t + M, t + 2M, ...: while every team is at the same step, the
+// teams read one contiguous stretch of memory, as a grid-stride loop does. A team of 128
+// threads sums a tile always the same way (thread r adds the float4 at 4r of each stripe,
 // component by component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile
 // sums land in scratch by tile index, and the last block (stage 13's fence and ticket)
 // adds them: groups of 32 left to right, then a pairwise tree.
@@ -25,8 +24,7 @@
 // the block size (a multiple of 128) changes only how many teams a block has.
 // Fixes: the fixed 32768-float tile of the first design, which below 2^22 left most of
 // the GPU idle; contiguous tiles, whose teams read 1024 streams 128 KiB apart and were
-// slower than the stripes from 2^25 up; single stripes at every step, which left a
-// little speed on both GPUs from 2^24 up; and a counter per team with named barriers,
+// slower than the stripes from 2^25 up; and a counter per team with named barriers,
 // which compute-sanitizer's racecheck flagged when a block's teams took different
 // numbers of tiles (chapter 16 has the measurements).
 // Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
@@ -52,11 +50,9 @@ using reproducible::group_count;
 using reproducible::join4;
 using reproducible::kGroup;
 using reproducible::kMinTile;
-using reproducible::kRun;
 using reproducible::kStripe;
 using reproducible::kTeam;
 using reproducible::kWarp;
-using reproducible::stripe_of;
 using reproducible::tile_count;
 using reproducible::tile_floats;
 
@@ -74,7 +70,6 @@ constexpr int kSmallLoads = kSmallTile / (4 * kTeam);  // 2 float4s per thread p
 constexpr std::size_t kTicketBytes = 256;   // the ticket and the chunk counter, padded so the tile sums stay aligned
 constexpr std::size_t kCounterOffset = 32;  // the chunk counter, in unsigneds from the ticket: its own 128-byte line
 static_assert(kWarpsPerTeam == 4, "a tile sum combines exactly four warp sums");
-static_assert(kBatch == static_cast<int>(kRun), "a batch of loads reads one run of stripes");
 static_assert(tile_floats(kSmallMax) == kMinTile, "the one-block path's tiles are the smallest");
 
 // Four consecutive floats, starting at element `p`: one 16-byte load when the input
@@ -121,16 +116,14 @@ __device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::
   for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
 }
 
-// A thread's value for a full tile, from p, its float4 in the tile's first stripe: its
-// lane of each of the tile's stripes, added in increasing step. per_thread = T / 512 is
-// a power of two from 2 to 64. From 8 on, each batch of kBatch loads is one run of
-// neighbouring stripes (kStripe apart) and run u starts u * kRun * M stripes after the
-// first (stride * k0, stride being M stripes); below, one batch of 2 or 4 stripes M apart.
+// A thread's value for a full tile: the float4s at p, p + stride, ... (its lane of each
+// of the tile's stripes), added in increasing step. per_thread = T / 512 is a power of
+// two from 2 to 64: batches of kBatch loads from 8 on, one batch of 2 or 4 below.
 template <bool kAligned>
 __device__ float full_tile_sum(const float* p, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   if (per_thread >= kBatch) {
-    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p + stride * k0, kStripe, 0);
+    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p, stride, k0);
   } else if (per_thread == 4) {
     add_batch<kAligned, 4>(acc, p, stride, 0);
   } else {
@@ -139,20 +132,16 @@ __device__ float full_tile_sum(const float* p, std::size_t stride, int per_threa
   return join4(acc[0], acc[1], acc[2], acc[3]);
 }
 
-// A tile whose last stripe reaches past n: the same order for tile t of `tiles`, lane
-// offset `lane4` (4r) in each stripe, two loads in flight, a float4 at or past n reading
-// as +0 (adding +0 to an accumulator that started at +0 leaves its bits as they are).
+// A tile whose last stripe reaches past n: the same order from element `first`, two
+// loads in flight, a float4 at or past n reading as +0 (adding +0 to an accumulator that
+// started at +0 leaves its bits as they are).
 template <bool kAligned>
-__device__ float last_tile_sum(const float* in, std::size_t n, std::size_t t, std::size_t tiles, unsigned lane4,
-                               int per_thread) {
+__device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  const auto steps = static_cast<std::size_t>(per_thread);
   for (int k0 = 0; k0 < per_thread; k0 += 2) {
     float4 v[2];
 #pragma unroll
-    for (int b = 0; b < 2; ++b)
-      v[b] =
-          load4_until<kAligned>(in, kStripe * stripe_of(t, static_cast<std::size_t>(k0 + b), tiles, steps) + lane4, n);
+    for (int b = 0; b < 2; ++b) v[b] = load4_until<kAligned>(in, first + stride * (k0 + b), n);
 #pragma unroll
     for (int b = 0; b < 2; ++b) add4(acc, v[b]);
   }
@@ -375,11 +364,10 @@ __global__ void __launch_bounds__(kMaxBlock)
       next = (2 * gridDim.x + atomicAdd(scratch.next_chunk, 1u)) * per_block;
     const std::size_t t = base + team;
     if (t < tiles) {  // a team past the last tile only waits at the barrier
-      const std::size_t steps = static_cast<std::size_t>(per_thread);
-      const float v =
-          stripe_of(t, steps - 1, tiles, steps) < full_stripes
-              ? full_tile_sum<kAligned>(in + kStripe * stripe_of(t, 0, tiles, steps) + 4 * rank, stride, per_thread)
-              : last_tile_sum<kAligned>(in, n, t, tiles, 4 * rank, per_thread);
+      const std::size_t first = t * kStripe + 4 * rank;
+      const float v = t + (per_thread - 1) * tiles < full_stripes
+                          ? full_tile_sum<kAligned>(in + first, stride, per_thread)
+                          : last_tile_sum<kAligned>(in, n, first, stride, per_thread);
       const float s = warp_sum(v);
       if (lane == 0) warp_sums[buf][team][warp] = s;
     }
