@@ -57,7 +57,7 @@ using reproducible::tile_count;
 using reproducible::tile_floats;
 
 constexpr int kWarpsPerTeam = kTeam / kWarp;  // 4
-constexpr int kBatch = 8;                     // float4 loads in flight per thread
+constexpr int kBatch = 8;                     // float4 loads per batch (ptxas issues them four at a time)
 constexpr std::size_t kSharedLevel = 1024;    // tree levels this small live in shared memory
 constexpr int kMaxBlock = 1024;
 constexpr int kMaxTeams = kMaxBlock / kTeam;
