@@ -3,13 +3,15 @@
 // Idea: the order of the additions depends on n alone; reduction/16_reproducible_order.hpp
 // defines it and replays it on the host. M tiles of T floats, T = tile_floats(n) a power
 // of two from 1024 to 32768 (a function of n, never of the GPU or the launch, so there
-// are about 1024 tiles or more from n = 2^20 up, enough to fill the GPU). Tile t owns the
-// 512-float stripes t, t + M, t + 2M, ...: while every team is at the same step, the
-// teams read one contiguous stretch of memory, as a grid-stride loop does. A team of 128
-// threads sums a tile always the same way (thread r adds the float4 at 4r of each stripe,
-// component by component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile
-// sums land in scratch by tile index, and the last block (stage 13's fence and ticket)
-// adds them: groups of 32 left to right, then a pairwise tree.
+// are about 1024 tiles or more from n = 2^20 up, enough to fill the GPU). The input is
+// cut into 512-float stripes, and the stripes into runs: one stripe per run up to
+// 2048-float tiles, eight neighbouring stripes (16 KiB) from 4096 up. Tile t owns runs
+// t, t + M, t + 2M, ...: while every team is at the same run, the teams read one
+// contiguous stretch of memory, as a grid-stride loop does. A team of 128 threads sums a
+// tile always the same way (thread r adds the float4 at 4r of each stripe, component by
+// component, then a fixed shuffle tree, then (w0 + w1) + (w2 + w3)); tile sums land in
+// scratch by tile index, and the last block (stage 13's fence and ticket) adds them:
+// groups of 32 left to right, then a pairwise tree.
 // Two launch shapes, one order:
 //   n <= 2^15 (at most 32 tiles of 1024): one block of 128 threads per tile, eight teams
 //     at most, whatever block size was asked: every load issued before the first
@@ -24,9 +26,11 @@
 // the block size (a multiple of 128) changes only how many teams a block has.
 // Fixes: the fixed 32768-float tile of the first design, which below 2^22 left most of
 // the GPU idle; contiguous tiles, whose teams read 1024 streams 128 KiB apart and were
-// slower than the stripes from 2^25 up; and a counter per team with named barriers,
-// which compute-sanitizer's racecheck flagged when a block's teams took different
-// numbers of tiles (chapter 16 has the measurements).
+// slower than the stripes from 2^25 up; single stripes M apart at every step, whose
+// batches of eight loads ptxas issued four at a time (behind CUB from 2^26 to 2^29 on an
+// H200); and a counter per team with named barriers, which compute-sanitizer's
+// racecheck flagged when a block's teams took different numbers of tiles (chapter 16
+// has the measurements).
 // Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
 // (reproducible::order_depth).
 // Expect: as fast as stage 14's one-block kernel at 2^10-2^15 and near stages 13-15
@@ -50,15 +54,18 @@ using reproducible::group_count;
 using reproducible::join4;
 using reproducible::kGroup;
 using reproducible::kMinTile;
+using reproducible::kRun;
 using reproducible::kStripe;
 using reproducible::kTeam;
 using reproducible::kWarp;
+using reproducible::stripe_of;
 using reproducible::tile_count;
 using reproducible::tile_floats;
 
-constexpr int kWarpsPerTeam = kTeam / kWarp;  // 4
-constexpr int kBatch = 8;                     // float4 loads per batch (ptxas issues them four at a time)
-constexpr std::size_t kSharedLevel = 1024;    // tree levels this small live in shared memory
+constexpr int kWarpsPerTeam = kTeam / kWarp;       // 4
+constexpr int kRunSteps = static_cast<int>(kRun);  // 8 stripes per run: eight float4 loads in flight
+constexpr int kHalfRun = kRunSteps / 2;
+constexpr std::size_t kSharedLevel = 1024;  // tree levels this small live in shared memory
 constexpr int kMaxBlock = 1024;
 constexpr int kMaxTeams = kMaxBlock / kTeam;
 constexpr int kSmallBlock = 1024;                         // the one-block kernel's largest block
@@ -103,45 +110,78 @@ __device__ __forceinline__ void add4(float (&acc)[4], float4 v) {
   acc[3] += v.w;
 }
 
-// `kLoads` float4s of one thread, steps k0 .. k0 + kLoads - 1 (`stride` floats apart),
-// all issued before the first addition and then added in increasing k. No load is
-// conditional: a predicated load lets the compiler interleave each load with its
-// additions, one memory round trip each.
+// `kLoads` float4s of one thread, `stride` floats apart, all issued before the first
+// addition and then added in order. No load is conditional: a predicated load lets the
+// compiler interleave each load with its additions, one memory round trip each.
 template <bool kAligned, int kLoads>
-__device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::size_t stride, int k0) {
+__device__ __forceinline__ void add_batch(float (&acc)[4], const float* p, std::size_t stride) {
   float4 v[kLoads];
 #pragma unroll
-  for (int b = 0; b < kLoads; ++b) v[b] = load4<kAligned>(p + stride * (k0 + b));
+  for (int b = 0; b < kLoads; ++b) v[b] = load4<kAligned>(p + stride * b);
 #pragma unroll
   for (int b = 0; b < kLoads; ++b) add4(acc, v[b]);
 }
 
-// A thread's value for a full tile: the float4s at p, p + stride, ... (its lane of each
-// of the tile's stripes), added in increasing step. per_thread = T / 512 is a power of
-// two from 2 to 64: batches of kBatch loads from 8 on, one batch of 2 or 4 below.
+// Half a run: the thread's float4s in kHalfRun neighbouring stripes from q.
+template <bool kAligned>
+__device__ __forceinline__ void load_half_run(float4 (&v)[kHalfRun], const float* q) {
+#pragma unroll
+  for (int j = 0; j < kHalfRun; ++j) v[j] = load4<kAligned>(q + kStripe * j);
+}
+
+__device__ __forceinline__ void add_half_run(float (&acc)[4], const float4 (&v)[kHalfRun]) {
+#pragma unroll
+  for (int j = 0; j < kHalfRun; ++j) add4(acc, v[j]);
+}
+
+// A thread's value for a full tile, from p, its float4 in the tile's first stripe: its
+// lane of each of the tile's stripes, added in increasing step. per_thread = T / 512 is
+// a power of two from 2 to 64. Below 8, one batch of 2 or 4 stripes M apart (stride
+// floats). From 8 on, runs of kRunSteps neighbouring stripes, run u starting
+// stride * u * kRunSteps floats after p. The loads of run u + 1 go into the registers of
+// run u as soon as they are added, half a run at a time: the compiler then issues all
+// eight loads of a run back to back, from one address plus constants. (Written as "load
+// a run, add it", ptxas issues a run's loads four at a time, waiting on the first four
+// before issuing the rest; that measured slower on both GPUs.)
 template <bool kAligned>
 __device__ float full_tile_sum(const float* p, std::size_t stride, int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  if (per_thread >= kBatch) {
-    for (int k0 = 0; k0 < per_thread; k0 += kBatch) add_batch<kAligned, kBatch>(acc, p, stride, k0);
+  if (per_thread >= kRunSteps) {
+    float4 lo[kHalfRun], hi[kHalfRun];  // the first and second half of the run in flight
+    load_half_run<kAligned>(lo, p);
+    load_half_run<kAligned>(hi, p + kStripe * kHalfRun);
+#pragma unroll 1
+    for (int k0 = kRunSteps; k0 < per_thread; k0 += kRunSteps) {
+      const float* q = p + stride * k0;  // the next run's first stripe
+      add_half_run(acc, lo);
+      load_half_run<kAligned>(lo, q);
+      add_half_run(acc, hi);
+      load_half_run<kAligned>(hi, q + kStripe * kHalfRun);
+    }
+    add_half_run(acc, lo);
+    add_half_run(acc, hi);
   } else if (per_thread == 4) {
-    add_batch<kAligned, 4>(acc, p, stride, 0);
+    add_batch<kAligned, 4>(acc, p, stride);
   } else {
-    add_batch<kAligned, 2>(acc, p, stride, 0);
+    add_batch<kAligned, 2>(acc, p, stride);
   }
   return join4(acc[0], acc[1], acc[2], acc[3]);
 }
 
-// A tile whose last stripe reaches past n: the same order from element `first`, two
-// loads in flight, a float4 at or past n reading as +0 (adding +0 to an accumulator that
-// started at +0 leaves its bits as they are).
+// A tile whose last stripe reaches past n: the same order for tile t of `tiles`, lane
+// offset `lane4` (4r) in each stripe, two loads in flight, a float4 at or past n reading
+// as +0 (adding +0 to an accumulator that started at +0 leaves its bits as they are).
 template <bool kAligned>
-__device__ float last_tile_sum(const float* in, std::size_t n, std::size_t first, std::size_t stride, int per_thread) {
+__device__ float last_tile_sum(const float* in, std::size_t n, std::size_t t, std::size_t tiles, unsigned lane4,
+                               int per_thread) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const auto steps = static_cast<std::size_t>(per_thread);
   for (int k0 = 0; k0 < per_thread; k0 += 2) {
     float4 v[2];
 #pragma unroll
-    for (int b = 0; b < 2; ++b) v[b] = load4_until<kAligned>(in, first + stride * (k0 + b), n);
+    for (int b = 0; b < 2; ++b)
+      v[b] =
+          load4_until<kAligned>(in, kStripe * stripe_of(t, static_cast<std::size_t>(k0 + b), tiles, steps) + lane4, n);
 #pragma unroll
     for (int b = 0; b < 2; ++b) add4(acc, v[b]);
   }
@@ -364,10 +404,11 @@ __global__ void __launch_bounds__(kMaxBlock)
       next = (2 * gridDim.x + atomicAdd(scratch.next_chunk, 1u)) * per_block;
     const std::size_t t = base + team;
     if (t < tiles) {  // a team past the last tile only waits at the barrier
-      const std::size_t first = t * kStripe + 4 * rank;
-      const float v = t + (per_thread - 1) * tiles < full_stripes
-                          ? full_tile_sum<kAligned>(in + first, stride, per_thread)
-                          : last_tile_sum<kAligned>(in, n, first, stride, per_thread);
+      const std::size_t steps = static_cast<std::size_t>(per_thread);
+      const float v =
+          stripe_of(t, steps - 1, tiles, steps) < full_stripes
+              ? full_tile_sum<kAligned>(in + kStripe * stripe_of(t, 0, tiles, steps) + 4 * rank, stride, per_thread)
+              : last_tile_sum<kAligned>(in, n, t, tiles, 4 * rank, per_thread);
       const float s = warp_sum(v);
       if (lane == 0) warp_sums[buf][team][warp] = s;
     }

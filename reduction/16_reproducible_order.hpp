@@ -9,13 +9,17 @@
 // The order, for n floats x[0..n):
 //   1. Tiles. T = tile_floats(n), a power of two from 1024 to 32768 that depends on n only:
 //      the largest power of two not above n / 1024, clamped to that range. There are
-//      M = ceil(n / T) tiles. The array is cut into stripes of 512 floats (stripe s holds
-//      x[512s .. 512s + 511]), and tile t owns the T / 512 stripes t, t + M, t + 2M, ...:
-//      at step k of every tile, the tiles together cover one contiguous run of M stripes.
+//      M = ceil(n / T) tiles of S = T / 512 steps. The array is cut into stripes of 512
+//      floats (stripe s holds x[512s .. 512s + 511]), and the stripes into runs of R
+//      consecutive stripes: R = 8 when S >= 8 (T >= 4096, from n = 2^22), else R = 1.
+//      Tile t owns the runs t, t + M, t + 2M, ...: at step k it reads stripe
+//      R(t + floor(k / R) M) + k mod R (stripe_of). With R = 1 that is stripe t + kM; with
+//      R = 8, eight steps read eight neighbouring stripes, and at each run the tiles
+//      together cover M * R contiguous stripes.
 //   2. Inside a tile, 128 lanes r = 0..127. Lane r keeps four accumulators (x, y, z, w),
-//      starting at +0, and at step k = 0, 1, ..., T/512 - 1 adds the elements
-//      512(t + kM) + 4r + c into accumulator c (c = 0..3); elements at or past n are
-//      skipped. The lane's value is (x + y) + (z + w).
+//      starting at +0, and at step k = 0, 1, ..., S - 1 adds the elements
+//      512 stripe_of(t, k) + 4r + c into accumulator c (c = 0..3); elements at or past n
+//      are skipped. The lane's value is (x + y) + (z + w).
 //   3. Warp j (lanes 32j .. 32j + 31) adds its lanes with the shuffle tree of warp_sum
 //      (primitives.cuh): five rounds, at offsets 16, 8, 4, 2, 1, lane i adding lane i + offset.
 //   4. The tile's sum is (w0 + w1) + (w2 + w3) over its four warps.
@@ -44,7 +48,9 @@ constexpr std::size_t kTargetTiles = 1024;  // at least this many tiles once n r
 constexpr int kTeam = 128;                  // lanes per tile
 constexpr std::size_t kStripe = 4 * kTeam;  // floats per stripe: one float4 per lane
 constexpr int kWarp = 32;
-constexpr int kGroup = 32;  // tile sums per group in step 5
+constexpr int kGroup = 32;                                 // tile sums per group in step 5
+constexpr unsigned kRunShift = 3;                          // runs of 2^3 stripes in step 1,
+constexpr std::size_t kRun = std::size_t{1} << kRunShift;  // once a tile has that many steps
 
 REPRODUCIBLE_HD constexpr std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -61,12 +67,26 @@ REPRODUCIBLE_HD constexpr std::size_t tile_floats(std::size_t n) {
 REPRODUCIBLE_HD constexpr std::size_t tile_count(std::size_t n) { return div_up(n, tile_floats(n)); }
 REPRODUCIBLE_HD constexpr std::size_t group_count(std::size_t tiles) { return div_up(tiles, kGroup); }
 
+// Step 1's runs: R = 2^run_shift stripes for tiles of `steps` steps (shifts, not
+// divisions, since the GPU computes this too).
+REPRODUCIBLE_HD constexpr unsigned run_shift(std::size_t steps) { return steps >= kRun ? kRunShift : 0; }
+// The stripe that tile t of `tiles` reads at step k, for tiles of `steps` steps:
+// R(t + floor(k / R) M) + k mod R. The stripes of a tile grow with k, so its last step
+// reads its last stripe.
+REPRODUCIBLE_HD constexpr std::size_t stripe_of(std::size_t t, std::size_t k, std::size_t tiles, std::size_t steps) {
+  const unsigned s = run_shift(steps);
+  return ((t + (k >> s) * tiles) << s) + (k & ((std::size_t{1} << s) - 1));
+}
+
 // Where the tile size changes (n = 2^k, k = 21..25) and the tile counts around them.
 static_assert(tile_floats(1) == 1024 && tile_floats((std::size_t{1} << 21) - 1) == 1024, "");
 static_assert(tile_floats(std::size_t{1} << 21) == 2048 && tile_floats(std::size_t{1} << 25) == 32768 &&
                   tile_floats((std::size_t{1} << 25) - 1) == 16384,
               "");
 static_assert(tile_floats(std::size_t{1} << 40) == 32768, "");
+// Runs of one stripe up to 2048-float tiles (four steps), of eight from 4096 (eight steps).
+static_assert(stripe_of(3, 2, 100, 4) == 3 + 2 * 100 && stripe_of(0, 7, 100, 8) == 7, "");
+static_assert(stripe_of(1, 0, 100, 64) == 8 && stripe_of(1, 9, 100, 64) == 8 * 101 + 1, "");
 
 // Steps 2-4: the sum of tile t of `tiles`, for x[0..n).
 inline float tile_sum(const float* x, std::size_t n, std::size_t t, std::size_t tiles) {
@@ -79,7 +99,7 @@ inline float tile_sum(const float* x, std::size_t n, std::size_t t, std::size_t 
       float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       for (std::size_t k = 0; k < steps; ++k)
         for (std::size_t c = 0; c < 4; ++c) {
-          const std::size_t i = kStripe * (t + k * tiles) + 4 * r + c;
+          const std::size_t i = kStripe * stripe_of(t, k, tiles, steps) + 4 * r + c;
           if (i < n) acc[c] += x[i];
         }
       lanes[l] = join4(acc[0], acc[1], acc[2], acc[3]);

@@ -346,9 +346,9 @@ TEST_CASE("stages 16 and 17 are exact at n = 2^32 + 3 (64-bit indices)", "[gpu][
   for (std::size_t t = 0; t < tiles; ++t) {
     std::size_t owned = 0;
     bool owns_last = false;
-    for (std::size_t k = 0; k < steps && t + k * tiles < stripes; ++k) {
+    for (std::size_t k = 0; k < steps && ro::stripe_of(t, k, tiles, steps) < stripes; ++k) {
       ++owned;
-      owns_last = t + k * tiles == stripes - 1;
+      owns_last = ro::stripe_of(t, k, tiles, steps) == stripes - 1;
     }
     tile_sums[t] =
         owns_last ? 192.0f * static_cast<float>(owned - 1) + 3.0f * last : 192.0f * static_cast<float>(owned);

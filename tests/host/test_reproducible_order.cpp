@@ -1,6 +1,7 @@
 // The host replay of stage 16's order (reduction/16_reproducible_order.hpp): the tile size
 // as a function of n, the depth it states, and results that only that order gives.
 // tests/gpu/test_reproducible.cpp compares the GPU's bits with the same replay.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -36,6 +37,51 @@ TEST_CASE("stage 16's tile size is a power of two from 1024 to 32768 chosen by n
   CHECK(ro::tile_count(1025) == 2);
   CHECK(ro::group_count(32) == 1);
   CHECK(ro::group_count(33) == 2);
+}
+
+TEST_CASE("stage 16's tiles own every stripe once, in runs of eight from 4096-float tiles", "[reproducible]") {
+  for (std::size_t n : {std::size_t{40000}, (std::size_t{1} << 22) - 1, std::size_t{1} << 22,
+                        (std::size_t{1} << 22) + 513, (std::size_t{1} << 25) + 7}) {
+    const std::size_t tiles = ro::tile_count(n);
+    const std::size_t steps = ro::tile_floats(n) / ro::kStripe;
+    INFO("n = " << n << ", " << tiles << " tiles of " << steps << " stripes");
+    std::vector<int> owners(tiles * steps, 0);
+    bool in_range = true;
+    for (std::size_t t = 0; t < tiles; ++t)
+      for (std::size_t k = 0; k < steps; ++k) {
+        const std::size_t s = ro::stripe_of(t, k, tiles, steps);
+        if (s < owners.size()) {
+          ++owners[s];
+        } else {
+          in_range = false;
+        }
+        // Within a tile the stripes grow with the step.
+        if (k > 0) CHECK(s > ro::stripe_of(t, k - 1, tiles, steps));
+      }
+    CHECK(in_range);
+    CHECK(std::count(owners.begin(), owners.end(), 1) == static_cast<std::ptrdiff_t>(owners.size()));
+    // Tile 1's first steps: the next stripe over (runs of one), or stripes 8 to 15.
+    const std::size_t run = steps >= 8 ? 8 : 1;
+    CHECK(ro::stripe_of(1, 0, tiles, steps) == run);
+    CHECK(ro::stripe_of(0, 1, tiles, steps) == (run == 8 ? 1 : tiles));
+    if (run == 8) CHECK(ro::stripe_of(0, 8, tiles, steps) == 8 * tiles);
+  }
+  CHECK(ro::tile_floats((std::size_t{1} << 22) - 1) / ro::kStripe == 4);  // runs of one below 2^22
+  CHECK(ro::tile_floats(std::size_t{1} << 22) / ro::kStripe == 8);        // runs of eight from 2^22
+}
+
+TEST_CASE("the host replay adds a tile's stripes in its runs", "[reproducible]") {
+  // n = 2^22: 1024 tiles of 4096 floats, eight steps, one run each, so tile t is floats
+  // 4096t to 4096t + 4095. Element 0 is 2^24 (tile 0); ones at elements 4096 and 4608,
+  // lane 0 of stripes 8 and 9, both in tile 1, where they make 2 before meeting 2^24 in
+  // the group's chain: 2^24 + 2. Were stripe s read by tile s mod 1024 (runs of one),
+  // the ones would be tiles 8 and 9 and reach 2^24 one at a time, each lost: 2^24.
+  const std::size_t n = std::size_t{1} << 22;
+  std::vector<float> x(n, 0.0f);
+  x[0] = 0x1p24f;
+  x[4096] = 1.0f;
+  x[4608] = 1.0f;
+  CHECK(ro::reproducible_order_sum(x.data(), n) == 0x1p24f + 2.0f);
 }
 
 TEST_CASE("the host replay of stage 16's order is exact where every partial sum is", "[reproducible]") {
