@@ -27,15 +27,15 @@
 // Fixes: the fixed 32768-float tile of the first design, which below 2^22 left most of
 // the GPU idle; contiguous tiles, whose teams read 1024 streams 128 KiB apart and were
 // slower than the stripes from 2^25 up; single stripes M apart at every step, whose
-// batches of eight loads ptxas issued four at a time (behind CUB from 2^26 to 2^29 on an
-// H200); and a counter per team with named barriers, which compute-sanitizer's
-// racecheck flagged when a block's teams took different numbers of tiles (chapter 16
-// has the measurements).
+// batches of eight loads ptxas issued four at a time (up to half a percent behind CUB
+// from 2^26 to 2^28 on an H200); and a counter per team with named barriers, which
+// compute-sanitizer's racecheck flagged when a block's teams took different numbers of
+// tiles (chapter 16 has the measurements).
 // Error bound: T/512 + 2 + 5 + 2 + 32 + ceil(log2 G) additions, G the number of groups
 // (reproducible::order_depth).
-// Expect: as fast as stage 14's one-block kernel at 2^10-2^15 and near stages 13-15
-// above; in Nsight Compute at 2^20, a grid of one tile per team and no atomics on the
-// counter.
+// Expect: as fast as stage 14's one-block kernel at 2^10-2^15, near stages 13-15 above,
+// and at least as fast as CUB at every size; in Nsight Compute at 2^20, a grid of one
+// tile per team and no atomics on the counter.
 // Chapter: chapters/16_reproducible.md
 #include <algorithm>
 #include <cstdint>
