@@ -8,7 +8,8 @@
 //
 // The checked run adds every thread's fold into one word (atomics), which the host
 // compares with the wrapping sum of the input's bit patterns: every element was read
-// exactly once. The timed runs skip that and keep only the guarded store.
+// exactly once. The timed runs skip that and keep only the guarded store. The kernel is
+// in stream_only.cuh (experiments/stream.cu times it too).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -16,39 +17,9 @@
 
 #include "cuda_check.hpp"
 #include "peer_bench.hpp"
+#include "stream_only.cuh"
 
 namespace {
-
-// A key no thread's fold is expected to equal; if one ever does, it writes one word.
-constexpr unsigned int kKey = 0xFFFFFFFFu;
-
-__device__ __forceinline__ unsigned int fold(const float4 v) {
-  return __float_as_uint(v.x) + __float_as_uint(v.y) + __float_as_uint(v.z) + __float_as_uint(v.w);
-}
-
-// in must be 16-byte aligned (a cudaMalloc'd buffer is).
-template <int Unroll>
-__global__ void stream_only(const float* __restrict__ in, std::size_t n, unsigned int* out, bool checked) {
-  const float4* in4 = reinterpret_cast<const float4*>(in);
-  const std::size_t n4 = n / 4;
-  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned int acc = 0;
-  std::size_t i = tid;
-  for (; i + (Unroll - 1) * threads < n4; i += Unroll * threads) {
-    float4 v[Unroll];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) v[u] = in4[i + u * threads];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) acc += fold(v[u]);
-  }
-  for (; i < n4; i += threads) acc += fold(in4[i]);
-  if (tid < n - 4 * n4) acc += __float_as_uint(in[4 * n4 + tid]);
-  if (checked)
-    atomicAdd(out, acc);
-  else if (acc == kKey)
-    *out = acc;
-}
 
 struct Shape {
   int block;
@@ -64,7 +35,7 @@ int grid_for(const Shape& s, std::size_t n, const common::DeviceInfo& d) {
 
 template <int Unroll>
 void launch_shape(const peers::LaunchArgs& a, int grid, int block) {
-  stream_only<Unroll><<<grid, block, 0, a.stream>>>(a.in, a.n, static_cast<unsigned int*>(a.out), a.checked);
+  ceiling::stream_only<Unroll><<<grid, block, 0, a.stream>>>(a.in, a.n, static_cast<unsigned int*>(a.out), a.checked);
   CUDA_CHECK_LAUNCH();
 }
 

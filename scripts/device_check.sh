@@ -69,7 +69,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     experiments)
-      for e in ${EXPERIMENTS:-finish lastblock critical phases bulk shapes tiles one_block}; do
+      for e in ${EXPERIMENTS:-finish lastblock critical phases bulk shapes tiles one_block stream}; do
         "$BUILD_DIR/experiments/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
