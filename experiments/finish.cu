@@ -30,31 +30,7 @@ template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     flag_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
              unsigned long long* __restrict__ words, unsigned launch) {
-  const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  if (blockIdx.x != 0) {
-    if (threadIdx.x == 0) {
-      const unsigned long long word = (static_cast<unsigned long long>(launch) << 32) | __float_as_uint(v);
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(words + blockIdx.x), "l"(word) : "memory");
-    }
-    return;
-  }
-  __shared__ float own;
-  if (threadIdx.x == 0) own = v;
-  __syncthreads();
-  float w = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-    if (b == 0) {
-      w += own;
-      continue;
-    }
-    unsigned long long word = 0;
-    do {
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(words + b) : "memory");
-    } while (static_cast<unsigned>(word >> 32) != launch);
-    w += __uint_as_float(static_cast<unsigned>(word));
-  }
-  w = block_sum<kBlock>(w);
-  if (threadIdx.x == 0) *out = w;
+  lab::flag_finish<kBlock>(chunk_sum<kBlock, kUnroll>(in, n, chunk), words, launch, out);
 }
 
 // "fence" and "acqrel": the ticket with the partials published the plain way.

@@ -85,6 +85,33 @@ __device__ __forceinline__ float block_collect(const unsigned long long* slots, 
   return block_sum<kBlock>(thread_collect<kBlock>(slots, stride, expected, first));
 }
 
+// "flag" (experiments finish and stream): no ticket. Every block but block 0 stores its
+// value (thread 0's `v`) with the launch number as one word and leaves; block 0 adds its
+// own value and each other block's word, read until it carries `launch`, in index order,
+// and writes the sum. Only block 0 waits. Every thread of the block must call it.
+template <int kBlock>
+__device__ __forceinline__ void flag_finish(float v, unsigned long long* words, unsigned launch, float* out) {
+  if (blockIdx.x != 0) {
+    if (threadIdx.x == 0) store_slot(words, blockIdx.x, launch, v);
+    return;
+  }
+  __shared__ float own;
+  if (threadIdx.x == 0) own = v;
+  __syncthreads();
+  float w = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    if (b == 0) {
+      w += own;
+      continue;
+    }
+    unsigned long long word = 0;
+    while (static_cast<unsigned>(word >> 32) != launch) word = load_slot(words, b);
+    w += g::untag_value<float>(word);
+  }
+  w = block_sum<kBlock>(w);
+  if (threadIdx.x == 0) *out = w;
+}
+
 // "no-finish": DIAGNOSTIC, wrong sum. Every block stores its partial, as every design
 // does, and block 0 writes its own as the result: nobody adds the rest. The time a
 // perfect combine would take.

@@ -84,25 +84,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   if constexpr (kFinish == Finish::ticket) {
     g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
   } else if constexpr (kFinish == Finish::flag) {
-    if (blockIdx.x != 0) {
-      if (threadIdx.x == 0) lab::store_slot(words, blockIdx.x, launch, v);
-      return;
-    }
-    __shared__ float own;
-    if (threadIdx.x == 0) own = v;
-    __syncthreads();
-    float w = 0.0f;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-      if (b == 0) {
-        w += own;
-        continue;
-      }
-      unsigned long long word = 0;
-      while (static_cast<unsigned>(word >> 32) != launch) word = lab::load_slot(words, b);
-      w += g::untag_value<float>(word);
-    }
-    w = block_sum<kBlock>(w);
-    if (threadIdx.x == 0) *out = w;
+    lab::flag_finish<kBlock>(v, words, launch, out);
   } else if (threadIdx.x == 0) {
     partials[blockIdx.x] = v;
     if (blockIdx.x == 0) *out = v;
@@ -166,15 +148,9 @@ std::vector<common::Record> stream(Experiment& e) {
   for (const std::uint64_t size : e.sizes()) {
     const auto n = static_cast<std::size_t>(size);
     e.set_n(n);
-    e.measure("stage15", 512, g::grid_for<float, g::Sum>(n, sms),
-              [&] { g::reduce<float>(e.in(), n, e.out(), ws, e.stream()); });
+    lab::stage15_and_ticket(e, ws);
     const unsigned grid = g::ticket_grid<float, g::Sum>(n, sms);
     const std::size_t chunk = g::chunk_for<float, 512>(e.in(), n, grid);
-    e.measure("ticket", 512, grid, [&] {
-      g::single_pass_kernel<float, g::Sum, 512, g::kDefaultUnroll>
-          <<<grid, 512, 0, e.stream()>>>(e.in(), n, chunk, e.out(), e.ticket_scratch(), g::Sum{});
-      CUDA_CHECK_LAUNCH();
-    });
     lab::measure_no_finish(e, grid, chunk);
     run<512, 4, 4, false, Finish::none>(e, flags, "chunk-4x512-nf");
     run<512, 4, 4, true, Finish::ticket>(e, flags, "stride-4x512");
