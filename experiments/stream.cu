@@ -22,6 +22,7 @@
 #include <algorithm>
 
 #include "cli.hpp"
+#include "grid.hpp"
 #include "lab.cuh"
 #include "stream_only.cuh"
 
@@ -91,13 +92,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   }
 }
 
-// Blocks for `per_sm` blocks of `block` threads on every SM, no more than have at least
-// `min_vectors` float4s per thread.
+// One wave of `per_sm` blocks of `block` threads on every SM, no more blocks than have at
+// least `min_vectors` float4s per thread (reduction/grid.hpp, as the stages size theirs).
 unsigned grid_of(const Experiment& e, int block, int per_sm, std::size_t min_vectors) {
-  const std::size_t per_block = static_cast<std::size_t>(block) * 4 * min_vectors;
-  const std::size_t useful = std::max<std::size_t>(1, (e.n() + per_block - 1) / per_block);
   return static_cast<unsigned>(
-      std::min<std::size_t>(useful, static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(e.device().sm_count)));
+      reduction::resident_grid(per_sm, e.device().sm_count, e.n(), static_cast<std::size_t>(block) * 4 * min_vectors));
 }
 
 // flag's words (a launch's number is never 0, so zeroed words carry no launch) and the

@@ -6,7 +6,7 @@
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
 # SWEEP_STAGES (default 12,13,14,15,16,17,cub), PROFILE_N (default 2^24), EXPERIMENTS (default
-# "finish lastblock critical phases bulk shapes tiles"), and CMAKE_PREFIX_PATH if
+# every lab experiment, as CMake lists them in $BUILD_DIR/experiments/list.txt), and CMAKE_PREFIX_PATH if
 # Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
 # automatically).
 set -uo pipefail
@@ -69,7 +69,13 @@ for step in "${steps[@]}"; do
       done
       ;;
     experiments)
-      for e in ${EXPERIMENTS:-finish lastblock critical phases bulk shapes tiles one_block stream}; do
+      list="$BUILD_DIR/experiments/list.txt"
+      if [ -z "${EXPERIMENTS:-}" ] && [ ! -f "$list" ]; then
+        echo "experiments: $list is missing; configure $BUILD_DIR first (the build step does)" >&2
+        status=1
+        continue
+      fi
+      for e in ${EXPERIMENTS:-$(cat "$list")}; do
         "$BUILD_DIR/experiments/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
