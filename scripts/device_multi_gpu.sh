@@ -5,7 +5,8 @@
 # Writes, with <gpu> from the device's name (h200, h100, ...) and N GPUs present:
 #   N > 1:  results/<gpu>x<N>/multi_gpu.csv and .txt       (--gpus 1,2,...,N)
 #   N = 1:  results/<gpu>/multi_gpu_1gpu.csv and .txt      (--gpus 1: NCCL with one rank)
-#   and multi_gpu_test.txt beside them (the GPU test's output).
+#   and multi_gpu_test.txt beside them (the GPU test's output), and topology.txt (how the
+#   GPUs are linked: nvidia-smi topo -m and, where there are links, nvidia-smi nvlink -s).
 # Steps, each under `timeout`:
 #   1. NCCL: the CUDA toolkit's, else NCCL_ROOT, else Python's nvidia-nccl-cu13 wheel.
 #   2. configure and build multi_gpu_sum and its GPU test (the test when Catch2 is found).
@@ -47,6 +48,18 @@ echo "device_multi_gpu.sh on $present x $gpu_name: results into $OUT/$name.*, GP
   "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
 
 step() { echo "=== $1 ($((SECONDS - started)) s) ==="; }
+
+step "topology"
+{
+  echo "# nvidia-smi topo -m"
+  timeout 30 nvidia-smi topo -m 2>&1
+  if [ "$present" -gt 1 ]; then
+    echo
+    echo "# nvidia-smi nvlink -s (per-link speed; empty when the GPUs have no NVLink)"
+    timeout 30 nvidia-smi nvlink -s 2>&1
+  fi
+} >"$OUT/topology.txt"
+head -n 12 "$OUT/topology.txt"
 
 step "NCCL"
 nccl_arg=()
