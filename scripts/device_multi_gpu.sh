@@ -58,7 +58,7 @@ step "topology"
     echo "# nvidia-smi nvlink -s (per-link speed; empty when the GPUs have no NVLink)"
     timeout 30 nvidia-smi nvlink -s 2>&1
   fi
-} >"$OUT/topology.txt"
+} 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$OUT/topology.txt"  # without the terminal's underline codes
 head -n 12 "$OUT/topology.txt"
 
 step "NCCL"
