@@ -30,6 +30,7 @@
   X(one_cluster)              \
   X(reproducible)             \
   X(compensated)              \
+  X(stream_order)             \
   X(cub)                      \
   X(thrust)                   \
   X(one_thread)               \

@@ -222,3 +222,39 @@ TEST_CASE("stages 14 and 15 choose their kernel by n, and every path sums correc
     }
   }
 }
+
+TEST_CASE("stage 18 takes stage 15's one block and cluster, and its own grid-wide order above",
+          "[gpu][stages][paths]") {
+  const Stage& s15 = *reduction::find_stage("one_cluster");
+  const Stage& s18 = *reduction::find_stage("stream_order");
+  for (int block : {128, 512, 1024}) {
+    INFO("block " << block);
+    const std::size_t one_block = static_cast<std::size_t>(block) * 32;
+    // Where stage 15 needs no scratch (one block, one cluster), stage 18 is stage 15.
+    std::size_t last_small = one_block;
+    if (device().cc_major >= 9)
+      last_small = static_cast<std::size_t>(s15.plan(one_block + 1, block, device()).grid) * block * 16;
+    for (std::size_t n : {one_block, last_small}) {
+      const auto p15 = s15.plan(n, block, device());
+      const auto p18 = s18.plan(n, block, device());
+      CHECK(p18.scratch_bytes == 0);
+      CHECK(p18.grid == p15.grid);
+    }
+    // Above: its own plan, every block resident at once (one wave), a slot per block.
+    int per_sm = 0;
+    for (std::size_t n : {last_small + 1, std::size_t{1} << 22, std::size_t{1} << 26}) {
+      const auto p = s18.plan(n, block, device());
+      CHECK(p.scratch_bytes >= 128 + std::size_t{8} * p.grid);
+      CHECK(p.zero_scratch_once);
+      CHECK(p.grid >= 1);
+      CHECK(p.grid <= static_cast<unsigned>(device().max_threads_per_sm / block * device().sm_count));
+      per_sm = std::max(per_sm, static_cast<int>((p.grid + device().sm_count - 1) / device().sm_count));
+    }
+    // At 2^26 the grid fills the GPU: every thread an SM can hold (32 registers allow it).
+    CHECK(per_sm * block == device().max_threads_per_sm);
+    // The boundary, a body whose float4s leave each thread 1 to 3 after its rounds of 4,
+    // and a size just past a whole number of rounds.
+    for (std::size_t n : {last_small, last_small + 1, (std::size_t{1} << 22) + 4 * 3 + 1, (std::size_t{5} << 21) + 3})
+      check_stage(s18, Pattern::mixed_signs, n, block);
+  }
+}

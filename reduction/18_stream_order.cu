@@ -1,0 +1,179 @@
+// Stage 18: read the array the way the ceiling kernel does, and let one block wait.
+//
+// Idea: the fastest a kernel can read n floats is what peers/ceiling.cu's kernel reaches,
+// and it combines nothing. So copy how it reads and add the cheapest possible finish.
+//   How it reads: thread t of the grid's T threads takes float4s t, t + T, t + 2T, ...
+//   (4 in flight), so the whole grid sweeps the array front to back together; stages
+//   13-15 give each block its own contiguous chunk instead, so that hundreds of blocks
+//   read at hundreds of places. And it runs at full occupancy: __launch_bounds__ asks
+//   the compiler for 2048 / kBlock blocks per SM (32 registers per thread), and the grid
+//   is every block the occupancy API says fits, not a tuned share of the SM.
+//   The finish: every block but block 0 stores {tag, partial} as one 64-bit word and
+//   exits; block 0, after its own share, reads the words until each carries this
+//   launch's tag and adds them in block order. No ticket, no atomic, no fence: the only
+//   block that waits is block 0, and the blocks it waits for never wait, so the sum
+//   finishes even when not every block fits on the GPU at once. The tag is stage 14's:
+//   one more than the last launch's, read from scratch at the start and written back by
+//   block 0 at the end.
+// Below the multi-block range (one block or one cluster) stage 15 sums, as it does.
+// Fixes: stage 14's ticket path reading 3 blocks of 512 per SM in chunks, and its
+// finish (an atomic ticket, then the last block's trip to the slots).
+// Expect: closer to the ceiling row than stages 14-16 from about 2^20 to 2^26; level
+// with them above. In Nsight Compute: achieved occupancy near 100%, no atomics.
+// Chapter: chapters/18_stream_order.md
+#include "block_sizes.hpp"
+#include "cuda_check.hpp"
+#include "grid.hpp"
+#include "primitives.cuh"
+#include "registry.hpp"
+#include "stage.hpp"
+#include "verify.hpp"
+
+namespace reduction {
+namespace {
+
+constexpr int kUnroll = 4;
+constexpr int kThreadsPerSm = 2048;  // what __launch_bounds__ asks for; the occupancy API has the last word
+// The scratch: the tag at byte 0, one 8-byte slot per block from byte 128.
+constexpr std::size_t kSlotsOffset = 128;
+
+// One thread's share in the ceiling's order: float4s i, i + T, ... of the 16-byte
+// aligned body, kUnroll loads in flight, then what is left one at a time (fewer than
+// kUnroll float4s). The first threads of the grid add the scalar head and tail.
+template <int kBlock>
+__device__ __forceinline__ float strided_thread_sum(const float* __restrict__ in, std::size_t n) {
+  const Float4Split split(in, n);
+  const float4* body = reinterpret_cast<const float4*>(in + split.head);
+  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kBlock;
+  const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
+  float acc[kUnroll] = {};
+  std::size_t i = thread;
+  for (; i + (kUnroll - 1) * threads < split.vectors; i += kUnroll * threads) {
+    float4 p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) p[u] = __ldg(body + i + u * threads);  // all loads first
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc[u] += (p[u].x + p[u].y) + (p[u].z + p[u].w);
+  }
+  for (; i < split.vectors; i += threads) {  // fewer than kUnroll left: one at a time
+    const float4 p = __ldg(body + i);
+    acc[0] += (p.x + p.y) + (p.z + p.w);
+  }
+  if (thread < split.head) acc[0] += in[thread];
+  if (thread < n - split.tail_begin()) acc[0] += in[split.tail_begin() + thread];
+  float v = acc[0];
+#pragma unroll
+  for (int u = 1; u < kUnroll; ++u) v += acc[u];
+  return v;
+}
+
+__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
+  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
+}
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreadsPerSm / kBlock : 32)
+    stream_order_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
+  auto* tag_word = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
+  unsigned tag = 0;
+  if (threadIdx.x == 0) {  // first, so that this trip to L2 overlaps the data loads
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
+    tag = tag + 1 == 0 ? 1 : tag + 1;
+  }
+  const float block_total = block_sum_one_round<kBlock>(strided_thread_sum<kBlock>(in, n));
+
+  if (blockIdx.x != 0) {  // store the word and leave: these blocks never wait
+    if (threadIdx.x == 0)
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(with_tag(tag, block_total))
+                   : "memory");
+    return;
+  }
+  __shared__ float own;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x == 0) {
+    own = block_total;
+    launch_tag = tag;
+  }
+  __syncthreads();
+  // Thread t adds blocks t, t + kBlock, ... (block 0's own total in place of its slot),
+  // each read through L2 (relaxed.gpu) until it carries this launch's tag.
+  float v = 0.0f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    if (b == 0) {
+      v += own;
+      continue;
+    }
+    unsigned long long word = 0;
+    do {
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
+    } while (static_cast<unsigned>(word >> 32) != launch_tag);
+    v += __uint_as_float(static_cast<unsigned>(word));
+  }
+  v = block_sum_one_round<kBlock>(v);
+  if (threadIdx.x == 0) {
+    *out = v;
+    *tag_word = launch_tag;  // every block has read the old tag: each stored a word carrying the new one
+  }
+}
+
+const Stage& stage_15() {
+  static const Stage& s = *find_stage("one_cluster");
+  return s;
+}
+
+LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
+  // One block or one cluster: stage 15's plan, which asks for no scratch.
+  const LaunchPlan small = stage_15().plan(n, block, device);
+  if (small.scratch_bytes == 0) return small;
+  LaunchPlan p;
+  const int per_sm = with_block_size(
+      "18", block, [](auto k) { return blocks_per_sm(stream_order_sum<decltype(k)::value>, decltype(k)::value); });
+  // Every resident block, but none without a whole round of kUnroll float4s per thread.
+  const std::size_t b = static_cast<std::size_t>(block);
+  p.grid = static_cast<unsigned>(resident_grid(per_sm, device.sm_count, n, b * kUnroll * 4));
+  p.scratch_bytes = kSlotsOffset + p.grid * sizeof(unsigned long long);
+  p.zero_scratch_once = true;
+  // A thread's chain (at most n / (grid x block) elements, two of them inside a float4
+  // sum), its kUnroll accumulators and head or tail, the block tree; then block 0's
+  // thread chain over the slots and its tree.
+  p.error_depth = common::blocked_depth(n, p.grid * b) + 2 + kUnroll + 2 + common::tree_depth(b) +
+                  (p.grid + b - 1) / b + common::tree_depth(b);
+  return p;
+}
+
+void launch(const StageArgs& a) {
+  // plan() took stage 15's plan exactly when that asked for no scratch; this stage's own
+  // plan always asks for some.
+  if (a.scratch_bytes == 0) {
+    stage_15().launch(a);
+    return;
+  }
+  auto* scratch = static_cast<unsigned char*>(a.scratch);
+  with_block_size("18", a.block, [&](auto b) {
+    stream_order_sum<decltype(b)::value><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, a.out, scratch);
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+Stage describe_stream_order() {
+  Stage s;
+  s.number = 18;
+  s.id = "stream_order";
+  s.title = "single pass, the ceiling's order";
+  s.source = "reduction/18_stream_order.cu";
+  s.chapter = "chapters/18_stream_order.md";
+  s.blocks.min = 32;
+  s.blocks.max = 1024;  // the compiled block sizes
+  s.blocks.preferred = 512;
+  s.deterministic = true;
+  s.single_launch = true;
+  s.plan = plan;
+  s.launch = launch;
+  return s;
+}
+
+}  // namespace reduction
