@@ -18,8 +18,9 @@
 // Below the multi-block range (one block or one cluster) stage 15 sums, as it does.
 // Fixes: stage 14's ticket path reading 3 blocks of 512 per SM in chunks, and its
 // finish (an atomic ticket, then the last block's trip to the slots).
-// Expect: closer to the ceiling row than stages 14-16 from about 2^20 to 2^26; level
-// with them above. In Nsight Compute: achieved occupancy near 100%, no atomics.
+// Expect: the fastest stage from 2^18 to 2^26 and within a few percent of the ceiling row
+// from 2^24 or 2^26 (chapter 18 has both GPUs' sweeps); a little behind the chunked stages
+// at 2^30. In Nsight Compute: warps active near the SM's maximum, no global atomics.
 // Chapter: chapters/18_stream_order.md
 #include "block_sizes.hpp"
 #include "cuda_check.hpp"
