@@ -20,7 +20,7 @@
 // finish (an atomic ticket, then the last block's trip to the slots).
 // Expect: the fastest stage from 2^18 to 2^26 and within a few percent of the ceiling row
 // from 2^24 or 2^26 (chapter 18 has both GPUs' sweeps); a little behind the chunked stages
-// at 2^30. In Nsight Compute: warps active near the SM's maximum, no global atomics.
+// at 2^30. In Nsight Compute: 100% theoretical occupancy and no global atomics.
 // Chapter: chapters/18_stream_order.md
 #include "block_sizes.hpp"
 #include "cuda_check.hpp"
