@@ -19,11 +19,14 @@
 //   ceiling-512x4    DIAGNOSTIC, no sum: peers/ceiling's kernel (peers/stream_only.cuh),
 //                    4 blocks of 512 per SM
 //   ceiling-256x4    DIAGNOSTIC, no sum: the same, 8 blocks of 256 per SM
+//   stage18          stage 18 itself (reduction/18_stream_order.cu, from the registry),
+//                    blocks of 512, its own plan: the design above, as a stage
 #include <algorithm>
 
 #include "cli.hpp"
 #include "grid.hpp"
 #include "lab.cuh"
+#include "registry.hpp"
 #include "stream_only.cuh"
 
 namespace {
@@ -139,6 +142,25 @@ void run_ceiling(Experiment& e, unsigned* sink) {
       true);
 }
 
+// "stage18": the registered stage with its own plan and scratch, writing the experiment's
+// output, launched through the stage contract as the runner launches it.
+void run_stage18(Experiment& e) {
+  const reduction::Stage& s = *reduction::find_stage("stream_order");
+  const reduction::LaunchPlan plan = s.plan(e.n(), 512, e.device());
+  common::DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(plan.scratch_bytes, 1));
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  reduction::StageArgs a;
+  a.in = e.in();
+  a.n = e.n();
+  a.out = e.out();
+  a.scratch = scratch.get();
+  a.scratch_bytes = plan.scratch_bytes;
+  a.block = 512;
+  a.grid = plan.grid;
+  a.stream = e.stream();
+  e.measure("stage18", 512, plan.grid, [&s, &a] { s.launch(a); });
+}
+
 std::vector<common::Record> stream(Experiment& e) {
   const int sms = e.device().sm_count;
   g::Workspace ws;
@@ -158,6 +180,7 @@ std::vector<common::Record> stream(Experiment& e) {
     run<256, 4, 8, true, Finish::ticket>(e, flags, "stride-8x256");
     run_ceiling<512, 4>(e, sink.get());
     run_ceiling<256, 4>(e, sink.get());
+    run_stage18(e);
   }
   return {};
 }
@@ -171,7 +194,7 @@ int main(int argc, char** argv) {
        "n = 2^22 .. 2^26 (or --sweep): a single pass against the ceiling's kernel, in one process.\n"
        "Designs: stage15, ticket, no-finish (diagnostic), chunk-4x512-nf (diagnostic), stride-4x512,\n"
        "stride-4x512-flag, stride-4x512-nf (diagnostic), stride-8x256, ceiling-512x4 and ceiling-256x4 (diagnostic, no "
-       "sum).\n"
+       "sum),\nstage18 (the registered stage).\n"
        "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.",
        std::size_t{1} << 26, stream, common::parse_sweep("2^22:2^26")});
 }
