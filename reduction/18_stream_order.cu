@@ -8,12 +8,13 @@
 //   read at hundreds of places. And it runs at full occupancy: __launch_bounds__ asks
 //   the compiler for 2048 / kBlock blocks per SM (32 registers per thread), and the grid
 //   is every block the occupancy API says fits, not a tuned share of the SM.
-//   The finish: every block but block 0 fills its slot, one 64-bit word {1, partial},
-//   and exits; block 0, after its own share, reads the slots until each is full, empties
-//   it again (0) for the next launch, and adds the partials in block order. No ticket, no
-//   atomic, no fence, and no tag to read first: the only block that waits is block 0,
-//   and the blocks it waits for never wait, so the sum finishes even when not every
-//   block fits on the GPU at once.
+//   The finish: every block but block 0 stores {tag, partial} as one 64-bit word and
+//   exits; block 0, after its own share, reads the words until each carries this
+//   launch's tag and adds them in block order. No ticket, no atomic, no fence: the only
+//   block that waits is block 0, and the blocks it waits for never wait, so the sum
+//   finishes even when not every block fits on the GPU at once. The tag is stage 14's:
+//   one more than the last launch's, read from scratch at the start and written back by
+//   block 0 at the end.
 // Below the multi-block range (one block or one cluster) stage 15 sums, as it does.
 // Fixes: stage 14's ticket path reading 3 blocks of 512 per SM in chunks, and its
 // finish (an atomic ticket, then the last block's trip to the slots).
@@ -36,6 +37,8 @@ constexpr int kUnroll = 4;
 constexpr int kThreadsPerSm = 2048;  // what __launch_bounds__ asks for; the occupancy API has the last word
 // Up to this many rounds of kUnroll float4s per thread, the grid is trimmed to whole rounds.
 constexpr std::size_t kRoundedUpTo = 4;
+// The scratch: the tag at byte 0, one 8-byte slot per block from byte 128.
+constexpr std::size_t kSlotsOffset = 128;
 
 // One thread's share in the ceiling's order: float4s i, i + T, ... of the 16-byte
 // aligned body, kUnroll loads in flight, then what is left one at a time (fewer than
@@ -67,29 +70,38 @@ __device__ __forceinline__ float strided_thread_sum(const float* __restrict__ in
   return v;
 }
 
-// A slot holds 0 (empty) or {1, partial}: the partial's bits in the low half, a one above
-// them, so that no float, not even +0.0, reads as empty.
-__device__ __forceinline__ unsigned long long full_slot(float v) {
-  return (1ull << 32) | __float_as_uint(v);
+__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
+  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
 }
 
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreadsPerSm / kBlock : 32)
     stream_order_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ out,
-                     unsigned long long* __restrict__ slots) {
+                     unsigned char* __restrict__ scratch) {
+  auto* tag_word = reinterpret_cast<unsigned*>(scratch);
+  auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
+  unsigned tag = 0;
+  if (threadIdx.x == 0) {  // first, so that this trip to L2 overlaps the data loads
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
+    tag = tag + 1 == 0 ? 1 : tag + 1;
+  }
   const float block_total = block_sum_one_round<kBlock>(strided_thread_sum<kBlock>(in, n));
 
-  if (blockIdx.x != 0) {  // fill the slot and leave: these blocks never wait
+  if (blockIdx.x != 0) {  // store the word and leave: these blocks never wait
     if (threadIdx.x == 0)
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(full_slot(block_total))
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(with_tag(tag, block_total))
                    : "memory");
     return;
   }
   __shared__ float own;
-  if (threadIdx.x == 0) own = block_total;
+  __shared__ unsigned launch_tag;
+  if (threadIdx.x == 0) {
+    own = block_total;
+    launch_tag = tag;
+  }
   __syncthreads();
   // Thread t adds blocks t, t + kBlock, ... (block 0's own total in place of its slot),
-  // each read through L2 (relaxed.gpu) until it is full, then emptied for the next launch.
+  // each read through L2 (relaxed.gpu) until it carries this launch's tag.
   float v = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
     if (b == 0) {
@@ -99,12 +111,14 @@ __global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreads
     unsigned long long word = 0;
     do {
       asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-    } while (word == 0);
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + b), "l"(0ull) : "memory");
+    } while (static_cast<unsigned>(word >> 32) != launch_tag);
     v += __uint_as_float(static_cast<unsigned>(word));
   }
   v = block_sum_one_round<kBlock>(v);
-  if (threadIdx.x == 0) *out = v;
+  if (threadIdx.x == 0) {
+    *out = v;
+    *tag_word = launch_tag;  // every block has read the old tag: each stored a word carrying the new one
+  }
 }
 
 const Stage& stage_15() {
@@ -128,7 +142,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   const std::size_t resident = resident_grid(per_sm, device.sm_count, n, b * kUnroll * 4);
   const std::size_t rounds = ceil_div(n / 4, resident * b * kUnroll);
   p.grid = static_cast<unsigned>(rounds > kRoundedUpTo ? resident : ceil_div(n / 4, rounds * b * kUnroll));
-  p.scratch_bytes = p.grid * sizeof(unsigned long long);  // one slot per block, all empty (0)
+  p.scratch_bytes = kSlotsOffset + p.grid * sizeof(unsigned long long);
   p.zero_scratch_once = true;
   // A thread's chain (at most n / (grid x block) elements, two of them inside a float4
   // sum), its kUnroll accumulators and head or tail, the block tree; then block 0's
@@ -145,9 +159,9 @@ void launch(const StageArgs& a) {
     stage_15().launch(a);
     return;
   }
-  auto* slots = static_cast<unsigned long long*>(a.scratch);
+  auto* scratch = static_cast<unsigned char*>(a.scratch);
   with_block_size("18", a.block, [&](auto b) {
-    stream_order_sum<decltype(b)::value><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, a.out, slots);
+    stream_order_sum<decltype(b)::value><<<a.grid, a.block, 0, a.stream>>>(a.in, a.n, a.out, scratch);
   });
   CUDA_CHECK_LAUNCH();
 }
