@@ -26,6 +26,7 @@
 #include "cli.hpp"
 #include "grid.hpp"
 #include "lab.cuh"
+#include "prepared_stage.hpp"
 #include "registry.hpp"
 #include "stream_only.cuh"
 
@@ -142,23 +143,12 @@ void run_ceiling(Experiment& e, unsigned* sink) {
       true);
 }
 
-// "stage18": the registered stage with its own plan and scratch, writing the experiment's
-// output, launched through the stage contract as the runner launches it.
+// "stage18": the registered stage, prepared as the runner prepares it (its plan, its
+// scratch zeroed), writing the experiment's output.
 void run_stage18(Experiment& e) {
-  const reduction::Stage& s = *reduction::find_stage("stream_order");
-  const reduction::LaunchPlan plan = s.plan(e.n(), 512, e.device());
-  common::DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(plan.scratch_bytes, 1));
-  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-  reduction::StageArgs a;
-  a.in = e.in();
-  a.n = e.n();
-  a.out = e.out();
-  a.scratch = scratch.get();
-  a.scratch_bytes = plan.scratch_bytes;
-  a.block = 512;
-  a.grid = plan.grid;
-  a.stream = e.stream();
-  e.measure("stage18", 512, plan.grid, [&s, &a] { s.launch(a); });
+  const reduction::PreparedStage stage18(*reduction::find_stage("stream_order"), e.in(), e.n(), 512, e.device(),
+                                         e.stream(), e.out());
+  e.measure("stage18", 512, stage18.args().grid, [&stage18] { stage18.launch(); });
 }
 
 std::vector<common::Record> stream(Experiment& e) {

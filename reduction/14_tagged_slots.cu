@@ -57,10 +57,6 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) *out = v;
 }
 
-__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
-  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
-}
-
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock) tagged_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
                                                      float* __restrict__ out, unsigned char* __restrict__ scratch) {
@@ -68,18 +64,14 @@ __global__ void __launch_bounds__(kBlock) tagged_sum(const float* __restrict__ i
   auto* tag_word = reinterpret_cast<unsigned*>(scratch + kTagOffset);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
   unsigned tag = 0;
-  if (threadIdx.x == 0) {  // first, so that this trip to L2 overlaps the data loads
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
-    tag = tag + 1 == 0 ? 1 : tag + 1;
-  }
+  if (threadIdx.x == 0) tag = next_tag(tag_word);  // first, so that this trip to L2 overlaps the data loads
   const float block_total = block_sum_one_round<kBlock>(chunk_thread_sum<kBlock, kUnroll>(in, n, chunk));
 
   __shared__ bool is_last;
   __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
     unsigned taken = 0;
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(with_tag(tag, block_total))
-                 : "memory");
+    store_tagged(slots + blockIdx.x, tag, block_total);
     asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
     launch_tag = tag;
     is_last = taken == gridDim.x - 1;
@@ -89,13 +81,7 @@ __global__ void __launch_bounds__(kBlock) tagged_sum(const float* __restrict__ i
 
   // Each word is read through L2 (relaxed.gpu) until it carries this launch's tag.
   float v = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-    unsigned long long word = 0;
-    do {
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-    } while (static_cast<unsigned>(word >> 32) != launch_tag);
-    v += __uint_as_float(static_cast<unsigned>(word));
-  }
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) v += await_tagged(slots + b, launch_tag);
   v = block_sum_one_round<kBlock>(v);
   if (threadIdx.x == 0) {
     *out = v;

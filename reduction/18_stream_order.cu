@@ -70,10 +70,6 @@ __device__ __forceinline__ float strided_thread_sum(const float* __restrict__ in
   return v;
 }
 
-__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
-  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
-}
-
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreadsPerSm / kBlock : 32)
     stream_order_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ out,
@@ -81,16 +77,11 @@ __global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreads
   auto* tag_word = reinterpret_cast<unsigned*>(scratch);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
   unsigned tag = 0;
-  if (threadIdx.x == 0) {  // first, so that this trip to L2 overlaps the data loads
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
-    tag = tag + 1 == 0 ? 1 : tag + 1;
-  }
+  if (threadIdx.x == 0) tag = next_tag(tag_word);  // stage 14's tag (primitives.cuh)
   const float block_total = block_sum_one_round<kBlock>(strided_thread_sum<kBlock>(in, n));
 
   if (blockIdx.x != 0) {  // store the word and leave: these blocks never wait
-    if (threadIdx.x == 0)
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(with_tag(tag, block_total))
-                   : "memory");
+    if (threadIdx.x == 0) store_tagged(slots + blockIdx.x, tag, block_total);
     return;
   }
   __shared__ float own;
@@ -108,11 +99,7 @@ __global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreads
       v += own;
       continue;
     }
-    unsigned long long word = 0;
-    do {
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-    } while (static_cast<unsigned>(word >> 32) != launch_tag);
-    v += __uint_as_float(static_cast<unsigned>(word));
+    v += await_tagged(slots + b, launch_tag);
   }
   v = block_sum_one_round<kBlock>(v);
   if (threadIdx.x == 0) {

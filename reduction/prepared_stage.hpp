@@ -12,12 +12,13 @@ namespace reduction {
 
 class PreparedStage {
  public:
-  // `block` 0 means the stage's preferred size on this device.
+  // `block` 0 means the stage's preferred size on this device. The result goes to `out`
+  // (one float on the device) when given, else to a float of the stage's own.
   PreparedStage(const Stage& stage, const float* input, std::size_t n, int block, const common::DeviceInfo& device,
-                cudaStream_t stream);
+                cudaStream_t stream, float* out = nullptr);
   // With the plan already made (stage.plan(n, block, device)) for this n and block.
   PreparedStage(const Stage& stage, const LaunchPlan& plan, const float* input, std::size_t n, int block,
-                cudaStream_t stream);
+                cudaStream_t stream, float* out = nullptr);
 
   // Poisons the output, launches once, waits, and returns what the stage wrote.
   float run_checked();
@@ -33,7 +34,7 @@ class PreparedStage {
   const Stage* stage_;
   LaunchPlan plan_;
   common::DeviceBuffer<unsigned char> scratch_;
-  common::DeviceBuffer<float> out_;
+  common::DeviceBuffer<float> out_;  // empty when the caller gave `out`
   StageArgs args_;
 };
 

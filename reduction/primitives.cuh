@@ -194,6 +194,37 @@ __device__ __forceinline__ float block_sum_one_round(float v) {
   }
 }
 
+// ---- stage 14: tagged slots ----------------------------------------------------------
+// (chapters/14_tagged_slots.md; stage 18 finishes with them too)
+
+// A block's partial and the launch's tag as one 64-bit word: the tag in the high 32 bits,
+// the float's bits in the low 32.
+__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
+  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
+}
+
+// This launch's tag: one more than the last launch's, read through L2 (relaxed.gpu);
+// 0 is skipped, so a slot of zeroed scratch never carries a tag.
+__device__ __forceinline__ unsigned next_tag(const unsigned* tag_word) {
+  unsigned tag;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
+  return tag + 1 == 0 ? 1 : tag + 1;
+}
+
+// Stores {tag, v} into *slot as one word, relaxed at GPU scope: no fence.
+__device__ __forceinline__ void store_tagged(unsigned long long* slot, unsigned tag, float v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(with_tag(tag, v)) : "memory");
+}
+
+// Reads *slot through L2 (relaxed.gpu) until it carries `tag`, and returns its partial.
+__device__ __forceinline__ float await_tagged(const unsigned long long* slot, unsigned tag) {
+  unsigned long long word = 0;
+  do {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slot) : "memory");
+  } while (static_cast<unsigned>(word >> 32) != tag);
+  return __uint_as_float(static_cast<unsigned>(word));
+}
+
 // Host: float4s per block for `grid` blocks, an even share of the body rounded up to a
 // whole number of blocks of threads.
 inline std::size_t chunk_vectors(const float* in, std::size_t n, unsigned grid, int block) {

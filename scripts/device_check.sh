@@ -5,7 +5,7 @@
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES (default 12,13,14,15,16,17,18,cub), PROFILE_N (default 2^24), EXPERIMENTS (default
+# SWEEP_STAGES (default: every stage from 12 on, as reduce --list has them, and cub), PROFILE_N (default 2^24), EXPERIMENTS (default
 # every lab experiment, as CMake lists them in $BUILD_DIR/experiments/list.txt), and CMAKE_PREFIX_PATH if
 # Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
 # automatically).
@@ -19,6 +19,13 @@ mkdir -p "$OUT"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(build test table)
 status=0
+
+# The stages the sweep and the write-flush tables compare: every stage from 12 on, read
+# from the registry (reduce --list), so a new stage needs no edit here; then cub.
+stages_from_12() {
+  "$BUILD_DIR/reduction/reduce" --list --format csv | awk -F, '$3 == "stage" && $1 + 0 >= 12 { printf "%s,", $1 }'
+  echo cub
+}
 
 for step in "${steps[@]}"; do
   echo "=== $step ==="
@@ -41,7 +48,7 @@ for step in "${steps[@]}"; do
       done
       ;;
     sweep)
-      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-12,13,14,15,16,17,18,cub}" \
+      "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-$(stages_from_12)}" \
         --csv "$OUT/sweep.csv" 2>&1 | tee "$OUT/sweep.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
@@ -63,7 +70,7 @@ for step in "${steps[@]}"; do
       # The same stages with the old flush (a memset, which leaves dirty lines in L2),
       # to compare with the tables above (chapter 00, "How we time").
       for k in 28 30; do
-        "$BUILD_DIR/reduction/reduce" --n "2^$k" --stages 12,13,14,15,16,17,18,cub --flush write \
+        "$BUILD_DIR/reduction/reduce" --n "2^$k" --stages "$(stages_from_12)" --flush write \
           --csv "$OUT/reduce_2p${k}_write_flush.csv" 2>&1 | tee "$OUT/reduce_2p${k}_write_flush.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done

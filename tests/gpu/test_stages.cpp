@@ -258,3 +258,24 @@ TEST_CASE("stage 18 takes stage 15's one block and cluster, and its own grid-wid
       check_stage(s18, Pattern::mixed_signs, n, block);
   }
 }
+
+TEST_CASE("a prepared stage writes where the caller asks, and poisons it first", "[gpu][harness]") {
+  const std::size_t n = (std::size_t{1} << 20) + 7;
+  const Input& in = input(Pattern::ones, n);
+  common::DeviceBuffer<float> out(1);
+  for (const char* id : {"tagged_slots", "stream_order"}) {
+    const Stage& s = *reduction::find_stage(id);
+    PreparedStage prepared(s, in.dev.get(), n, 0, device(), stream(), out.get());
+    INFO(id);
+    REQUIRE(prepared.args().out == out.get());
+    // run_checked poisons the caller's float, launches and reads it back.
+    CHECK(prepared.run_checked() == static_cast<float>(n));
+    const float poison = common::poison_value();
+    CUDA_CHECK(cudaMemcpy(out.get(), &poison, sizeof poison, cudaMemcpyHostToDevice));
+    prepared.launch();
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+    float written = 0.0f;
+    CUDA_CHECK(cudaMemcpy(&written, out.get(), sizeof written, cudaMemcpyDeviceToHost));
+    CHECK(written == static_cast<float>(n));
+  }
+}
