@@ -18,9 +18,10 @@
 // Below the multi-block range (one block or one cluster) stage 15 sums, as it does.
 // Fixes: stage 14's ticket path reading 3 blocks of 512 per SM in chunks, and its
 // finish (an atomic ticket, then the last block's trip to the slots).
-// Expect: the fastest stage from 2^18 to 2^26 and within a few percent of the ceiling row
-// from 2^24 or 2^26 (chapter 18 has both GPUs' sweeps); a little behind the chunked stages
-// at 2^30. In Nsight Compute: 100% theoretical occupancy and no global atomics.
+// Expect: the fastest stage, or level with it, from about 2^18 to 2^27; within three
+// percent of the ceiling row from 2^24 or 2^25 (chapter 18 has both GPUs' sweeps); a
+// little behind the chunked stages at 2^30. In Nsight Compute: 100% theoretical
+// occupancy and no global atomics.
 // Chapter: chapters/18_stream_order.md
 #include "block_sizes.hpp"
 #include "cuda_check.hpp"
