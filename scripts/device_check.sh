@@ -5,8 +5,9 @@
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES (default: every stage from 12 on, as reduce --list has them, and cub), PROFILE_N (default 2^24), EXPERIMENTS (default
-# every lab experiment, as CMake lists them in $BUILD_DIR/experiments/list.txt), and CMAKE_PREFIX_PATH if
+# SWEEP_STAGES (default: every stage from 12 on, as reduce --list has them, and cub),
+# PROFILE_N (default 2^24), EXPERIMENTS (default: every lab experiment, as CMake lists
+# them in $BUILD_DIR/experiments/list.txt), and CMAKE_PREFIX_PATH if
 # Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
 # automatically).
 set -uo pipefail
