@@ -1065,6 +1065,73 @@ FIGURES = [
 ]
 
 
+# ---- figures in scripts/figures/ ---------------------------------------------------------
+#
+# Each module scripts/figures/NAME.py draws one figure from explicit parameters:
+#
+#   FIGURE = "name.png"             the file in chapters/figures/
+#   ABOUT = "one line"              what it shows (--list)
+#   def inputs(dg, root, results)   the parameters as a dict; every one that mirrors the
+#                                   code is read or checked here through dg.code_constant /
+#                                   dg.require_line, so a renamed or changed constant fails
+#                                   with one sentence instead of drawing a stale picture
+#   def draw(dg, plt, d)            returns a dg.Canvas (or a matplotlib figure via
+#                                   dg.FigureCanvas) drawn from d alone
+#
+# A module's fingerprint covers this script, the module's own text and its inputs.
+# The folder is the one list: a module there is a figure.
+
+FIGURE_DIR = Path(__file__).resolve().parent / "figures"
+
+
+def code_constant(root: Path, rel: str, name: str, env: dict[str, int] | None = None) -> int:
+    """The value of `constexpr TYPE name = EXPR;` in the file `rel` of the repository."""
+    return constant(read_source(root, rel), name, rel, env)
+
+
+def require_line(root: Path, rel: str, pattern: str) -> str:
+    """The first line of `rel` matching the regular expression `pattern`, stripped; a
+    DiagramError when none does (the figure shows code that is no longer there)."""
+    for line in read_source(root, rel).splitlines():
+        if re.search(pattern, line):
+            return line.strip()
+    raise DiagramError(f"{rel} has no line matching {pattern!r}, which a figure draws: update the figure's module.")
+
+
+class FigureCanvas:
+    """A plain matplotlib figure (plots with axes) that saves like a Canvas."""
+
+    def __init__(self, fig):
+        self.fig = fig
+
+    save = Canvas.save
+
+
+def _load_modules() -> list:
+    import importlib.util
+
+    modules = []
+    for path in sorted(FIGURE_DIR.glob("*.py")) if FIGURE_DIR.is_dir() else []:
+        if path.name.startswith("_"):
+            continue
+        spec = importlib.util.spec_from_file_location(f"figures_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for attr in ("FIGURE", "ABOUT", "inputs", "draw"):
+            if not hasattr(module, attr):
+                raise SystemExit(f"{PROGRAM}: {path.name} has no {attr}; see the comment above FIGURE_DIR.")
+        module.__source_text__ = path.read_text(encoding="utf-8")
+        modules.append(module)
+    return modules
+
+
+MODULE_TEXT: dict[str, str] = {}
+for _m in _load_modules():
+    MODULE_TEXT[_m.FIGURE] = _m.__source_text__
+    FIGURES.append(Figure(_m.FIGURE, (lambda m: lambda root, res: m.inputs(sys.modules[__name__], root, res))(_m),
+                          (lambda m: lambda plt, d: m.draw(sys.modules[__name__], plt, d))(_m), _m.ABOUT))
+
+
 # ---- fingerprints and PNG text chunks ---------------------------------------------------
 
 
@@ -1076,6 +1143,8 @@ def fingerprint(name: str, inputs: dict) -> str:
     h = hashlib.sha256()
     h.update(script_text().encode("utf-8"))
     h.update(b"\0" + name.encode("utf-8") + b"\0")
+    if name in MODULE_TEXT:
+        h.update(MODULE_TEXT[name].encode("utf-8") + b"\0")
     h.update(json.dumps(inputs, sort_keys=True).encode("utf-8"))
     return h.hexdigest()
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The reading budget: every chapter of the reader's path and the README within the
+prose limits of scripts/prose_words.py, and the counter itself counts prose only
+(code blocks, tables, markers, images and link addresses are not prose).
+
+usage: test_prose_length.py [REPOSITORY_ROOT]
+Prints one line per failure and "N checks passed, M failed"; exits 1 on any failure.
+"""
+import sys
+from pathlib import Path
+
+ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]).resolve()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import host_checks  # noqa: E402
+
+pw = host_checks.load_script(ROOT / "scripts" / "prose_words.py", "prose_words")
+check = host_checks.named_check
+
+# The counter.
+sample = """# Title here
+
+One two three.
+
+```cuda
+int not_prose = 1;
+```
+
+| a | table | row |
+|---|---|---|
+<!-- claim: x.csv a < b -->
+See [the chapter](13_last_block.md) and ![a figure](figures/x.png).
+<!-- value: x.csv meta=device -->H200<!-- /value -->
+"""
+check("counter: headings, sentences, link text and a generated value count; code, tables, markers, "
+      "images and addresses do not", pw.words(sample) == 10, f"counted {pw.words(sample)}")
+
+# The budget.
+rows = pw.budget(ROOT)
+check("the reader's path has the README and the chapters", len(rows) > 10, f"{len(rows)} files")
+for rel, stages, count, limit in rows:
+    check(f"{rel}: {count} words of prose within {limit}", count <= limit,
+          f"{count} words; shorten it (scripts/prose_words.py lists every file)")
+total = sum(r[2] for r in rows)
+check(f"the reader's path: {total} words within {pw.PATH_TOTAL}", total <= pw.PATH_TOTAL, f"{total} words")
+stage_rows = [r for r in rows if r[1] > 0]
+check("the stage chapters are found through the registry", len(stage_rows) >= 10, f"{len(stage_rows)}")
+host_checks.finish()
