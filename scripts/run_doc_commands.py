@@ -40,7 +40,9 @@ START = re.compile(r"(build/|scripts/|cmake |ctest|ncu |nsys |compute-sanitizer|
 
 
 def commands(root: Path) -> list[tuple[str, str, bool]]:
-    docs = [root / "README.md"] + sorted((root / "chapters").glob("*.md"))
+    docs = ([root / "README.md"] + sorted((root / "chapters").glob("*.md")) + [root / "experiments" / "README.md"]
+            + sorted((root / "experiments" / "notes").glob("*.md")))
+    docs = [d for d in docs if d.is_file()]
     found: list[tuple[str, str, bool]] = []
     for doc in docs:
         text = doc.read_text(encoding="utf-8")

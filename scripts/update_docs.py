@@ -1087,7 +1087,9 @@ def evaluate_claim(marker: Marker, ctx: Context) -> str:
 
 def default_documents(root: Path) -> list[Path]:
     docs = [root / "README.md"] if (root / "README.md").is_file() else []
-    return docs + sorted((root / "chapters").glob("*.md"))
+    lab = root / "experiments"
+    lab_docs = ([lab / "README.md"] if (lab / "README.md").is_file() else []) + sorted((lab / "notes").glob("*.md"))
+    return docs + sorted((root / "chapters").glob("*.md")) + lab_docs
 
 
 def library_documents(root: Path, results: Path) -> list[Path]:

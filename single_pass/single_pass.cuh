@@ -523,7 +523,7 @@ inline void check(cudaError_t e, const char* what) {
 // Threads per SM to aim for. On the H200, 3 blocks of 512 per SM streamed a 4 GiB
 // array faster than 4 blocks of 512 (full occupancy): more resident warps added
 // contention for DRAM without adding useful bytes in flight. On the H100 it is the
-// fastest shape or within a percent of it from 2^26 to 2^29 (chapters/90_lab_notes.md).
+// fastest shape or within a percent of it from 2^26 to 2^29 (experiments/notes/90_lab_notes.md).
 // Try others with `reduce --stages 13 --block B` and the occupancy sweep (occupancy/03).
 constexpr int kTargetThreadsPerSm = 1536;
 

@@ -34,7 +34,8 @@ def run_script(*args):
 
 
 def markdown_files():
-    return [ROOT / "README.md"] + sorted((ROOT / "chapters").glob("*.md"))
+    lab = [ROOT / "experiments" / "README.md"] + sorted((ROOT / "experiments" / "notes").glob("*.md"))
+    return [ROOT / "README.md"] + sorted((ROOT / "chapters").glob("*.md")) + [p for p in lab if p.is_file()]
 
 
 # ---- the repository ----------------------------------------------------------------

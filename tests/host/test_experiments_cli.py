@@ -39,7 +39,7 @@ def one_sentence(err):
 
 rc, out, err = run(["--help"])
 expect("--help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "chapters/90_lab_notes.md",
+for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "experiments/notes/90_lab_notes.md",
                "Exit codes"):
     expect(f"--help names {needle!r}", needle in out, f"output {out!r}")
 

@@ -42,6 +42,11 @@ for rel, stages, count, limit in rows:
           f"{count} words; shorten it (scripts/prose_words.py lists every file)")
 total = sum(r[2] for r in rows)
 check(f"the reader's path: {total} words within {pw.PATH_TOTAL}", total <= pw.PATH_TOTAL, f"{total} words")
+# The lab stays out of the reader's path: a chapter links to it at most once.
+import re  # noqa: E402
+for path in pw.reader_path(ROOT)[1:]:
+    lab_links = re.findall(r"\]\(([^)]*experiments/(?:notes/|README\.md)[^)]*)\)", path.read_text(encoding="utf-8"))
+    check(f"{path.name} links to the lab at most once", len(lab_links) <= 1, f"{len(lab_links)} links: {lab_links}")
 stage_rows = [r for r in rows if r[1] > 0]
 check("the stage chapters are found through the registry", len(stage_rows) >= 10, f"{len(stage_rows)}")
 host_checks.finish()
