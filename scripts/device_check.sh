@@ -6,7 +6,8 @@
 #         tests for it alone into /tmp/build-arch-<arch>, run on this GPU: what a reader's
 #         older build runs here (paths chosen by the kernel image) -> ctest_gpu_arch_<arch>.txt
 #   ab:   the stages of this tree against those of AB_BASE (a copy of an older tree, e.g.
-#         from git archive), AB_ROUNDS rounds (default 3) alternating the two programs,
+#         from git archive, at commit AB_BASE_COMMIT), AB_ROUNDS rounds (default 3)
+#         alternating the two programs,
 #         AB_STAGES (default 07-18,cub) over AB_SWEEP (default 2^16:2^28:4), into
 #         history/ab_<AB_TAG>.csv (columns: round, build, then reduce's own).
 #   OUT=results/h200 scripts/device_check.sh build test table
@@ -125,12 +126,15 @@ for step in "${steps[@]}"; do
         for which in this base; do
           prog=$BUILD_DIR/reduction/reduce
           [ "$which" = base ] && prog=/tmp/build-ab-base/reduction/reduce
-          "$prog" --sweep "${AB_SWEEP:-2^16:2^28:4}" --stages "${AB_STAGES:-07-18,cub}" --reps 50 \
-            --csv "/tmp/ab/$which-$r.csv" >"/tmp/ab/$which-$r.txt" 2>&1 || status=1
+          commit=${REDUCTION_COMMIT:-}
+          [ "$which" = base ] && commit=${AB_BASE_COMMIT:-base}
+          REDUCTION_COMMIT=$commit "$prog" --sweep "${AB_SWEEP:-2^16:2^28:4}" --stages "${AB_STAGES:-07-18,cub}" \
+            --reps 50 --csv "/tmp/ab/$which-$r.csv" >"/tmp/ab/$which-$r.txt" 2>&1 || status=1
           echo "ab round $r $which: $(tail -1 "/tmp/ab/$which-$r.txt")"
         done
       done
-      python3 - "$OUT/history/ab_$tag.csv" /tmp/ab <<'PY' || status=1
+      AB_THIS=${REDUCTION_COMMIT:-unknown} AB_THAT=${AB_BASE_COMMIT:-base} \
+        python3 - "$OUT/history/ab_$tag.csv" /tmp/ab <<'PY' || status=1
 import csv, glob, os, sys
 out, folder = sys.argv[1], sys.argv[2]
 rows, header, meta = [], None, []
@@ -147,7 +151,8 @@ for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
 with open(out, "w", newline="") as f:
     for m in meta:
         f.write(m + "\n")
-    f.write("# builds: this = the tree measured, base = AB_BASE, alternating, one process per run\n")
+    f.write(f"# builds: this = commit {os.environ['AB_THIS']}, base = commit {os.environ['AB_THAT']}; "
+            "the two programs alternate, one process per run\n")
     w = csv.writer(f)
     w.writerow(header)
     w.writerows(rows)
