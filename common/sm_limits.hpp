@@ -22,9 +22,9 @@ constexpr int sm_max_blocks() {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
   return 16;  // 7.5, 8.6, 8.7
 #elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-  return 24;  // 8.9, 12.x
+  return 24;    // 8.9, 12.x
 #else
-  return 32;  // 8.0, 9.0, 10.x and the host pass
+  return 32;    // 8.0, 9.0, 10.x and the host pass
 #endif
 }
 

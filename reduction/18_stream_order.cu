@@ -31,8 +31,8 @@
 #include "cuda_check.hpp"
 #include "grid.hpp"
 #include "primitives.cuh"
-#include "sm_limits.hpp"
 #include "registry.hpp"
+#include "sm_limits.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
 
