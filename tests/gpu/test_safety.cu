@@ -208,6 +208,10 @@ TEST_CASE("single-pass stages finish when only one of their blocks fits on the G
   // threads but 512: one block slot is left for the stage, anywhere on the GPU. A stage
   // whose finishing block waits for blocks that have not started would wait for the
   // hog, which gives up after a few seconds and says so.
+  // The hog asks for the largest shared-memory carveout, so that the SMs it runs on keep
+  // room for a stage's shared memory (with the smallest, a stage whose block needs a few
+  // KiB, such as 16's, could not use the free slot at all).
+  CUDA_CHECK(cudaFuncSetAttribute(hog, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
   int hog_per_sm = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hog_per_sm, hog, 512, 0));
   REQUIRE(hog_per_sm * 512 == device().max_threads_per_sm);  // thread-limited, as planned
