@@ -254,11 +254,11 @@ TEST_CASE("stage 18 takes stage 15's one block and cluster, and its own grid-wid
       CHECK(p.grid <= static_cast<unsigned>(device().max_threads_per_sm / block * device().sm_count));
       per_sm = std::max(per_sm, static_cast<int>((p.grid + device().sm_count - 1) / device().sm_count));
     }
-    // At 2^26 the grid fills the GPU: at least every thread an SM of the build's architecture holds
-    // (the launch bounds ask for that: on Hopper, 32 registers a thread allow 2048; a
-    // build for compute_75 asks for Turing's 1024, and gets no more on an H100).
+    // At 2^26 the grid fills the GPU: at least every thread an SM of the build's
+    // architecture holds (the launch bounds ask for that: on Hopper, 32 registers a thread
+    // allow 2048; a build for compute_75 asks for Turing's 1024, and an H100 may fit more).
     const int full = std::min(device().max_threads_per_sm, common::max_threads_for_arch(common::build_arch()));
-    CHECK(per_sm * block >= full);  // at least; a newer GPU may fit more of a build for an older one
+    CHECK(per_sm * block >= full);
     // The boundary, a body whose float4s leave each thread 1 to 3 after its rounds of 4,
     // and a size just past a whole number of rounds.
     for (std::size_t n : {last_small, last_small + 1, (std::size_t{1} << 22) + 4 * 3 + 1, (std::size_t{5} << 21) + 3})
