@@ -1,13 +1,12 @@
 """A coalesced against a scattered warp load, as chapter 00a explains them: 32 lanes that
 read 32 neighbouring floats touch four 32-byte sectors; 32 lanes that read floats far
-apart touch 32. The measured sectors per request and bandwidths are the H200's, from the
-access-pattern program 01_stride_offset (its stride-1 and random rows, chapter 24)."""
+apart touch 32. (Chapter 00a quotes what the H200 measured for both, from the
+access-pattern program 01_stride_offset, next to the figure.)"""
 
 FIGURE = "coalescing.png"
-ABOUT = "00a: one warp's load, coalesced (4 sectors) against scattered (32 sectors), with the H200's numbers"
+ABOUT = "00a: one warp's load, coalesced (4 sectors) against scattered (32 sectors)"
 
 WARP_SOURCE = "reduction/08_warp_shuffle.cu"
-PROGRAM = "access_patterns/01_stride_offset.cu"
 FLOAT_BYTES = 4
 SECTOR_BYTES = 32  # the unit the L1, L2 and DRAM move (NVIDIA's Nsight Compute documentation)
 LINE_BYTES = 128
@@ -17,28 +16,12 @@ SEED = 7  # the picture's scatter, a fixed permutation (the program's own is in 
 
 def inputs(dg, root, results):
     warp = dg.code_constant(root, WARP_SOURCE, "kWarpSize")
-    dg.require_line(root, PROGRAM, r"random")
-    ncu = dg.result_files.load(results / "access_ncu.csv")
-    timed = dg.result_files.load(results / "access_01_stride_offset.csv")
-
-    def row(f, key):
-        for r in f.rows:
-            if r.get("key") == key and r.get("program", "01_stride_offset") == "01_stride_offset":
-                return r
-        raise dg.DiagramError(f"{f.path} has no row {key} of 01_stride_offset.")
-
-    measured = {}
-    for key in ("stride-1", "random"):
-        measured[key] = {"sectors": round(float(row(ncu, key)["ld_sectors_per_request"]), 1),
-                         "gbs": round(float(row(timed, key)["gbs"]))}
     # A fixed scatter: every lane in a sector of its own, spread over the strip.
     import random
     rng = random.Random(SEED)
     scatter = rng.sample(range(MEMORY_SECTORS), warp)
     return {"warp": warp, "float_bytes": FLOAT_BYTES, "sector_bytes": SECTOR_BYTES, "line_bytes": LINE_BYTES,
-            "memory_sectors": MEMORY_SECTORS, "scatter": scatter, "measured": measured,
-            "device": timed.meta.get("device", ""),
-            "files": [f"results/h200/{ncu.path.name}", f"results/h200/{timed.path.name}", PROGRAM]}
+            "memory_sectors": MEMORY_SECTORS, "scatter": scatter, "warp_source": WARP_SOURCE}
 
 
 def draw(dg, plt, d):
@@ -58,7 +41,6 @@ def draw(dg, plt, d):
                   text=str(lane) if lane % 4 == 0 else None, size=5.5, color="white")
 
     # Coalesced: lane i reads float i; 32 x 4 bytes = 128 bytes = four sectors.
-    m = d["measured"]["stride-1"]
     c.text(0.5, 2.5, f"coalesced: lane i reads float i, {warp * fb} neighbouring bytes", size=10, ha="left",
            weight="bold", color=dg.GREEN)
     lanes(4.0)
@@ -73,12 +55,8 @@ def draw(dg, plt, d):
         c.line(x, 5.0, x, y_mem, color=dg.GREY, lw=0.5)
     c.text(left + warp * lane_w + 1.0, 5.2, f"1 request, {sectors} sectors", size=9, ha="left", weight="bold")
     c.text(left + warp * lane_w + 1.0, 6.3, f"{sectors * sb} bytes moved, all used", size=8, ha="left")
-    c.text(left + warp * lane_w + 1.0, 7.6, f"measured: {m['sectors']:.1f} sectors per request,", size=8, ha="left",
-           color=dg.GREY)
-    c.text(left + warp * lane_w + 1.0, 8.6, f"{m['gbs']:,} GB/s", size=8, ha="left", color=dg.GREY)
 
     # Scattered: every lane in a sector of its own.
-    m = d["measured"]["random"]
     y0 = 12.2
     c.text(0.5, y0, "scattered: each lane reads a float far from the others' (a random permutation)", size=10, ha="left", weight="bold",
            color=dg.VERMILLION)
@@ -94,9 +72,6 @@ def draw(dg, plt, d):
                lw=0.5)
     c.text(left + warp * lane_w + 1.0, y0 + 2.7, f"1 request, {warp} sectors", size=9, ha="left", weight="bold")
     c.text(left + warp * lane_w + 1.0, y0 + 3.8, f"{warp * sb:,} bytes moved, {warp * fb} used", size=8, ha="left")
-    c.text(left + warp * lane_w + 1.0, y0 + 5.1, f"measured: {m['sectors']:.1f} sectors per request,",
-           size=8, ha="left", color=dg.GREY)
-    c.text(left + warp * lane_w + 1.0, y0 + 6.1, f"{m['gbs']:,} GB/s", size=8, ha="left", color=dg.GREY)
-    c.text(0.5, y_mem + 2.4, f"Orange: a {sb}-byte sector the load brings in; the caches and DRAM move whole sectors. "
-           f"Measured on the {d['device']} by access_patterns/01_stride_offset (chapter 24).", size=7.5, ha="left")
+    c.text(0.5, y_mem + 2.4, f"Orange: a {sb}-byte sector the load brings in; the caches and DRAM move whole sectors, so the "
+           f"scattered load moves {warp * sb // (warp * fb)} times the bytes it uses.", size=7.5, ha="left")
     return c
