@@ -6,15 +6,17 @@
 // further passes until one value is left.
 // Fixes: stage 01's round trip to DRAM and its kernel launch per level. Global
 // traffic drops to about n x 4 bytes plus the small block-sum arrays.
-// Still wrong with it: the active threads are picked with `tid % (2 * stride) == 0`,
-// so every warp keeps a few active lanes at every level (divergence), and the
-// modulo is an expensive integer operation (stage 03 removes it).
+// Still wrong with it: the working threads are picked with `tid % (2 * stride) == 0`,
+// and the modulo compiles to 17 instructions of each level's 28 (there is no integer
+// divide instruction; stage 03 removes it). The working threads are scattered over
+// every warp. The `if` is predicated, not a branch: every warp issues each level's
+// loads, add and store, with the lanes whose test is false switched off.
 // Expect: on a fast GPU not faster than 01, whose halving grid moves only 3n floats
 // (the chapter works it out). In Nsight Compute, many executed instructions per
 // element (smsp__inst_executed.sum) and a low DRAM throughput. Branch uniformity
-// (smsp__sass_average_branch_targets_threads_uniform.pct) stays at 100 %: the
-// compiler predicates the short `if`, so the divergence costs issue slots, not
-// branches.
+// (smsp__sass_average_branch_targets_threads_uniform.pct) stays at 100 %: a
+// predicated instruction is not a branch (the SASS is in
+// results/h200/sass_stages_02_05.txt).
 // Chapter: chapters/02_shared_memory.md
 #include "passes.hpp"
 #include "stage.hpp"

@@ -4,9 +4,12 @@
 // as `(tid & (2 * stride - 1)) == 0`: one AND instead of an integer division.
 // Fixes: stage 02's modulo, which compiles to a long sequence of instructions per
 // level on a GPU (there is no hardware integer divide).
-// Still wrong with it: the same divergent choice of active threads (stage 04).
-// Expect: faster than 02 by the instructions saved; in Nsight Compute, fewer
-// executed instructions (smsp__inst_executed.sum) for the same work.
+// Still wrong with it: the same scattered working threads, so at every level every
+// warp with a working lane sends its shared-memory loads and store: 95 warp loads a
+// block of 256 where 25 would do (stages 04 and 05 pack the working threads).
+// Expect: faster than 02 by the instructions saved (12 a level instead of 28); in
+// Nsight Compute, fewer executed instructions (smsp__inst_executed.sum) for the same
+// work.
 // Chapter: chapters/03_divergence_and_addressing.md
 #include "passes.hpp"
 #include "stage.hpp"

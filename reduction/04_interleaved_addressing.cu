@@ -2,16 +2,19 @@
 //
 // Idea: keep the tree of stages 02-03 but choose the working threads differently. At
 // each level, thread `tid` adds the pair that starts at index 2 * stride * tid, so the
-// active threads are always the lowest-numbered ones: a warp is either fully busy or
-// fully idle for as long as the level has 32 or more pairs.
-// Fixes: the divergence of stages 02-03, where every warp kept a few active lanes at
-// every level and ran both sides of the branch.
+// working threads are always the lowest-numbered ones: a warp has all its lanes at
+// work or none for as long as the level has 32 or more pairs.
+// Fixes: the scattered working threads of stages 02-03, which made every warp send
+// its shared-memory accesses at every level: here only the warps with working lanes
+// do. The `if` is still predicated, not a branch, so the idle warps issue the loads,
+// add and store with every lane switched off: they skip no instruction.
 // Still wrong with it: the shared-memory addresses of one warp are 2 * stride floats
 // apart, so they fall into the same few of the 32 banks: a 2-way bank conflict at
 // stride 1, 4-way at stride 2, and up to 32-way later. The accesses are serialised
 // (stage 05 makes them contiguous).
 // Expect: no faster than 03 (the book saw it slower too): the conflicts give back the
-// passes through shared memory that packing the work into fewer warps saved. In
+// passes through shared memory that packing the work into fewer warps saved, and the
+// index costs a multiply (14 instructions a level against 03's 12). In
 // Nsight Compute, shared-memory wavefronts above their ideal
 // (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum against _ideal.sum; the
 // chapter counts both per block) and a jump in the bank-conflict counter

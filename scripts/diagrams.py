@@ -12,7 +12,9 @@ The figures and where their numbers come from:
 
   reduction_tree.png        stage 01's pairing (dst[i] = src[..] + src[..]), run on 16 elements
   index_maps.png            stages 02-05: each kernel's loop header and its `if`, run on a
-                            block of 16 threads: which thread adds which element at each level
+                            block of 64 threads (two warps of kWarpSize, stage 08): which thread
+                            adds which element at each level, the warps with a thread at work
+                            and the bank passes of one warp's access
   bank_conflicts.png        stage 04's index expression at its first level over a warp
                             (kWarpSize, stage 08), into 32 four-byte banks, then padded by one
                             word per 32
@@ -29,9 +31,9 @@ The figures and where their numbers come from:
                             registered one-cluster stage where it defines them, else from
                             single_pass.cuh
 
-Each kernel expression is evaluated here for a small block (16 threads, 16 elements) and
-the result is checked (every element summed exactly once) before anything is drawn, so a
-figure cannot show a tree the code does not build. A constant that a stage file defines
+Each kernel expression is evaluated here for a small block (64 threads; 16 elements for
+stage 01's tree) and the result is checked (every element summed exactly once) before
+anything is drawn, so a figure cannot show a tree the code does not build. A constant that a stage file defines
 is read from that file; the few hardware facts kept here (32 banks of 4 bytes) are
 checked against any source that defines them too.
 
@@ -70,7 +72,7 @@ PROGRAM = "diagrams.py"
 
 # Picture sizes: small enough to read, large enough to show the pattern. Not code constants.
 TREE_ELEMENTS = 16
-MAP_BLOCK = 16
+MAP_BLOCK = 64  # two warps: the smallest block that shows what a warp does
 DEMO_BLOCKS = 4
 DEMO_THREADS = 4
 TICKET_BLOCKS = 6
@@ -351,8 +353,33 @@ def block_tree(root: Path, key: str) -> dict:
             "index_expr": index.group(2).strip() if index else None, "levels": levels}
 
 
+def bank_passes(words: list[int], banks: int) -> int:
+    """The passes one warp access takes through the banks: the most distinct words that
+    fall in one bank (lanes reading the same word share it); 0 for no lane at work."""
+    per_bank: dict[int, set[int]] = {}
+    for w in words:
+        per_bank.setdefault(w % banks, set()).add(w)
+    return max((len(ws) for ws in per_bank.values()), default=0)
+
+
 def index_map_inputs(root: Path) -> dict:
-    return {"block": MAP_BLOCK, "stages": [block_tree(root, k) for k in ("02", "03", "04", "05")]}
+    warp, warp_path = warp_size(root)
+    banks = hardware_facts(root)["banks"]
+    if MAP_BLOCK % warp or MAP_BLOCK // warp < 2:
+        raise DiagramError(f"a block of {MAP_BLOCK} threads does not hold two whole warps of {warp}.")
+    stages = [block_tree(root, k) for k in ("02", "03", "04", "05")]
+    for s in stages:
+        s["warps"] = []  # per level: (warps with a lane at work, most bank passes of one warp access)
+        for level in s["levels"]:
+            at_work, worst = 0, 0
+            for w0 in range(0, MAP_BLOCK, warp):
+                mine = [(w, r) for tid, w, r in level if w0 <= tid < w0 + warp]
+                if mine:
+                    at_work += 1
+                    worst = max(worst, bank_passes([w for w, _ in mine], banks),
+                                bank_passes([r for _, r in mine], banks))
+            s["warps"].append((at_work, worst))
+    return {"block": MAP_BLOCK, "warp": warp, "warp_source": warp_path, "banks": banks, "stages": stages}
 
 
 def warp_size(root: Path) -> tuple[int, str]:
@@ -685,55 +712,71 @@ def draw_reduction_tree(plt, d: dict) -> Canvas:
 
 
 def draw_index_maps(plt, d: dict) -> Canvas:
-    block = d["block"]
-    cell, gap = 1.0, 0.15
-    panel_w = 3.0 + block * (cell + gap) + 2.0 + block * 0.5 + 1.0
-    row = 1.9
+    block, warp = d["block"], d["warp"]
+    cell = 1.0
+    left, right = 6.5, 14.0
+    row, strip = 2.75, 0.5
     n_levels = max(len(s["levels"]) for s in d["stages"])
-    panel_h = 3.2 + row * (n_levels + 1) + 0.4
-    width, height = 2 * panel_w + 1.0, 2.0 + 2 * panel_h + 1.4
-    c = Canvas(plt, width, height, 0.19)
-    c.text(0.5, 0.9, f"Which thread adds which element: the loops of stages 02-05 run for one block of {block} threads",
-           size=11, ha="left", weight="bold")
-    for p, s in enumerate(d["stages"]):
-        ox = 0.5 + (p % 2) * (panel_w + 0.5)
-        oy = 2.0 + (p // 2) * panel_h
-        c.text(ox, oy + 0.5, f"{s['key']} · {s['title']}", size=10, ha="left", weight="bold")
-        c.code(ox, oy + 1.45, s["loop"], size=6.5, color=GREY)
-        c.code(ox, oy + 2.25, s["code"], size=7, color=INK)
-        x0 = ox + 3.0
-        tx0 = x0 + block * (cell + gap) + 1.6
-        c.text(tx0 + block * 0.25, oy + 3.0, "threads at work", size=6.5)
-        y = oy + 3.4
+    # Stages whose loops build the same tree (02 and 03) share one panel.
+    panels: list[list[dict]] = []
+    for s in d["stages"]:
+        if panels and panels[-1][0]["levels"] == s["levels"]:
+            panels[-1].append(s)
+        else:
+            panels.append([s])
+    head = 2.4
+    panel_h = [head + (len(group) - 1) * 1.2 + 2.5 + row * (n_levels + 1) for group in panels]
+    width, height = left + block * cell + right + 1.0, 3.0 + sum(panel_h) + 3.4
+    c = Canvas(plt, width, height, 0.14)
+    c.text(1.0, 1.3, f"Which thread adds which element: stages 02-05, one block of {block} threads "
+           f"({block // warp} warps of {warp})", size=11, ha="left", weight="bold")
+    x0 = 1.0 + left
+    xa, xb = x0 + block * cell + 1.5, x0 + block * cell + 8.0
+    oy = 3.0
+    for group, h in zip(panels, panel_h):
+        for j, g in enumerate(group):
+            c.text(1.0, oy + 0.8 + 1.2 * j, f"{g['key']} · {g['title']}", size=10, ha="left", weight="bold")
+            c.code(x0 + 18.0, oy + 0.8 + 1.2 * j, g["code"], size=8, color=INK)
+        s = group[0]
+        top = oy + head + 1.2 * (len(group) - 1)
+        bottom = oy + h - 0.9
+        oy += h
+        # The warp boundary: threads 0-31 are warp 0; words 0-31 and 32-63 fall in banks 0-31 again.
+        for w0 in range(0, block, warp):
+            c.text(x0 + (w0 + warp / 2) * cell, top, f"warp {w0 // warp}: threads {w0}-{w0 + warp - 1}", size=7.5,
+                   color=GREY)
+            if w0:
+                c.line(x0 + w0 * cell, top + 0.5, x0 + w0 * cell, bottom, color=VERMILLION, lw=1.2)
+        c.text(xa + 2.5, top - 0.3, "warps with\na thread at work", size=7, color=GREY)
+        c.text(xb + 2.5, top - 0.3, "bank passes\nper access", size=7, color=GREY)
+        y = top + 0.9
         for i in range(block):
-            c.box(x0 + i * (cell + gap), y, cell, cell * 0.85, face=PALE, edge=GREY, lw=0.5, text=str(i), size=6)
-        c.text(ox, y + 0.45, "partial[]", size=7, ha="left")
-        live = set(range(block))
-        for k, level in enumerate(s["levels"], start=1):
-            y_prev, y = y, oy + 3.4 + row * k
-            writes = {w: (tid, r) for tid, w, r in level}
-            stride_label = f"level {k}"
-            c.text(ox, y + 0.45, stride_label, size=7, ha="left")
-            for w, (tid, r) in writes.items():
-                xw = x0 + w * (cell + gap) + cell / 2
-                xr = x0 + r * (cell + gap) + cell / 2
-                c.line(xw, y_prev + cell * 0.85, xw, y, color=GREY, lw=0.6)
-                c.line(xr, y_prev + cell * 0.85, xw, y, color=BLUE, lw=0.9)
-            live = {w for w in writes} | (live - {r for _, (_, r) in writes.items()} - set(writes))
+            c.box(x0 + i * cell, y, cell, cell, face=PALE, edge=GREY, lw=0.3)
+        c.text(1.0, y + 0.5, "partial[]", size=7.5, ha="left")
+        for k, (level, (at_work, worst)) in enumerate(zip(s["levels"], s["warps"]), start=1):
+            y_prev, y = y, top + 0.9 + row * k
+            for tid, w, r in level:
+                xw = x0 + w * cell + cell / 2
+                xr = x0 + r * cell + cell / 2
+                c.line(xw, y_prev + cell, xw, y, color=GREY, lw=0.5)
+                c.line(xr, y_prev + cell, xw, y, color=BLUE, lw=0.7)
+            written = {w for _, w, _ in level}
             for i in range(block):
-                xi = x0 + i * (cell + gap)
-                if i in writes:
-                    c.box(xi, y, cell, cell * 0.85, face=BLUE, edge=INK, lw=0.5, text=f"t{writes[i][0]}", size=5.5,
-                          color="white")
-                else:
-                    c.box(xi, y, cell, cell * 0.85, face="white", edge=PALE, lw=0.5)
+                c.box(x0 + i * cell, y, cell, cell, face=BLUE if i in written else "white",
+                      edge=INK if i in written else PALE, lw=0.3)
             active = {tid for tid, _, _ in level}
             for t in range(block):
-                c.box(tx0 + t * 0.5, y + 0.1, 0.42, 0.65, face=ORANGE if t in active else "white",
-                      edge=GREY, lw=0.4)
-    c.text(0.5, height - 0.9, "Blue box: the element a thread writes, labelled with the thread (t5 = tid 5); blue "
-           "line: the element it adds in. Orange squares: the threads whose if is true at that level, scattered in "
-           "02 and 03, packed at the low end in 04 and 05.", size=7.5, ha="left")
+                c.box(x0 + t * cell + 0.1, y + cell + 0.15, cell - 0.2, strip, face=ORANGE if t in active else PALE,
+                      edge="none", lw=0)
+            c.text(1.0, y + 0.5, f"level {k}", size=7.5, ha="left")
+            c.text(1.0, y + cell + 0.45, "threads", size=6.5, ha="left", color=GREY)
+            c.text(xa + 2.5, y + 0.75, f"{at_work} of {block // warp}", size=8)
+            c.text(xb + 2.5, y + 0.75, str(worst), size=8, color=VERMILLION if worst > 1 else INK,
+                   weight="bold" if worst > 1 else "normal")
+    c.text(1.0, height - 2.4, "Blue cell: the element a thread writes at that level; blue line: the element it adds "
+           "in. Orange, below: the threads whose if is true (thread t under column t).", size=7.5, ha="left")
+    c.text(1.0, height - 1.1, f"Red line: the warp boundary; words w and w + {d['banks']} fall in the same one of the "
+           f"{d['banks']} shared-memory banks.", size=7.5, ha="left")
     return c
 
 
