@@ -5,11 +5,14 @@
 // __hfma2 into a half2 accumulator. Half the bytes of FP32, so about twice the
 // speed at large n.
 // What goes wrong: the accumulator is a half, with an 11-bit significand and a
-// largest finite value of 65504. A running sum past 65504 becomes infinity, and
-// once a running sum S is 2048 times larger than the next product, that product is
-// lost entirely (it is below half an ulp of S). The worst-case bound (u = 2^-11,
-// tolerance.hpp) is 8192 times looser than FP32's, and the table's rel-error column
-// shows the real cost on ordinary data; the GPU tests show both failures.
+// largest finite value of 65504. A running sum past 65504 becomes infinity. An ulp
+// of a running sum S is between 2^-11 S and 2^-10 S, and an addend below half an ulp
+// rounds away: a product S / 2048 is still at least half an ulp (exactly half, a tie
+// that rounds back to S, only when S is a power of two), one below S / 4096 is always
+// lost, and in between it depends on where S sits between two powers of two. The
+// worst-case bound (u = 2^-11, tolerance.hpp) is 8192 times looser than FP32's, and
+// the table's rel-error column shows the real cost on ordinary data; the GPU tests
+// show both failures.
 // Variant 03 keeps the half loads and fixes the accumulator.
 // Nsight Compute: dram__throughput as high as 01's with half the dram__bytes_read.sum
 // (4n); the SM's compute throughput (sm__throughput.avg.pct_of_peak_sustained_elapsed)

@@ -3,13 +3,17 @@
 // Idea: every thread of a grid x block launch records who it is (global index, block,
 // warp, lane), where it ran (%smid, and the hardware's own %laneid) and when it started
 // (clock64, the SM's cycle counter, and %globaltimer, a nanosecond clock shared by the
-// whole GPU), plus a ticket that numbers the warps in the order they reached the start.
-// The records go to device memory, not printf, so nothing is lost and the output order
-// means nothing; the host then counts what they show.
-// Expect: the 32 lanes of a warp share an SM and read identical clocks (they execute
-// each instruction together); all threads of a block share one SM; but block 0 is not
-// necessarily the first to start, blocks spread over the SMs round the GPU rather than
-// in index order, and even the warps of one block start in varying order.
+// whole GPU), plus a ticket: lane 0's atomicAdd on one counter, so the tickets number
+// the warps in the order their atomics reached the counter (at the L2), which is not
+// the order in which they started. The records go to device memory, not printf, so
+// nothing is lost and the output order means nothing; the host then counts what they
+// show.
+// Expect: the 32 lanes of a warp share an SM and read identical clocks: they were
+// converged at the kernel's first instructions (evidence for that point only: since
+// Volta each thread has its own program counter and a warp may split anywhere, so
+// code that needs its lanes together says so with __syncwarp or a _sync mask); all
+// threads of a block share one SM; the blocks spread over all SMs; and neither the
+// blocks' nor the warps' tickets follow index order, so nothing orders them.
 // Nsight Compute: launch__grid_size, launch__waves_per_multiprocessor and
 // sm__warps_active.avg.pct_of_peak_sustained_active (achieved occupancy).
 // Chapter: chapters/21_occupancy.md

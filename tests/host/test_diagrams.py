@@ -167,10 +167,12 @@ def test_drawing_is_deterministic(can_draw):
 
 def copy_sources(dest):
     """The files the figures read, and the committed figures, in a repository-shaped folder."""
-    for folder in ("reduction", "single_pass"):
+    for folder in ("reduction", "single_pass", "common", "mixed_precision", "occupancy", "access_patterns",
+                   "multi_gpu"):
         shutil.copytree(ROOT / folder, dest / folder)
     (dest / "scripts").mkdir(exist_ok=True)
-    shutil.copy(ROOT / "scripts" / "registry.csv", dest / "scripts" / "registry.csv")
+    for name in ("registry.csv", "profile.sh"):
+        shutil.copy(ROOT / "scripts" / name, dest / "scripts" / name)
     (dest / "results" / "h200").mkdir(parents=True)
     for name in ("reduce_2p24.csv", "occupancy_03_sweep.csv"):
         shutil.copy(ROOT / "results" / "h200" / name, dest / "results" / "h200" / name)
