@@ -87,7 +87,7 @@ def draw(dg, plt, d):
     c.box(x2 + 6.1, mid - 1.0, width - 0.4 - (x2 + 6.1), 2.0, face=dg.VERMILLION, text="lane 0 of warp 0:\nthe block's sum",
           size=7.5, color="white")
     c.text(0.4, height - 1.5, f"Inside a warp the shuffles need no barrier; the one barrier waits until every warp has "
-           f"stored its value. Shared memory holds {warps} floats, one per warp, instead of {block}.", size=7.5,
+           f"stored its value. Shared memory passes {warps} floats, one per warp, instead of {block}.", size=7.5,
            ha="left")
     c.text(0.4, height - 0.6, f"Stage 07's tree over the same block ({d['stage07']}): one barrier after the store "
            f"and one per level, {d['levels07']} levels, {d['barriers07']} barriers.", size=7.5, ha="left")
