@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernel_image.hpp"
 #include "lab.cuh"
 
 namespace {
@@ -25,7 +26,6 @@ template <int kBlock, int kStages, int kStageBytes>
 __global__ void __launch_bounds__(kBlock) bulk_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
                                                    float* __restrict__ out, unsigned char* __restrict__ scratch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const unsigned tag = g::read_launch_tag<float>(scratch);
   static_assert(kStageBytes % 16 == 0, "bulk copies move whole 16-byte units");
   auto smem_address = [](const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); };
   extern __shared__ __align__(128) unsigned char stages[];   // kStages x kStageBytes
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kBlock) bulk_sum(const float* __restrict__ in,
   if (thread < split.head) a0 += in[thread];
   if (thread < n - tail_begin) a0 += in[tail_begin + thread];
   const float v = lab::block_sum<kBlock>((a0 + a1) + (a2 + a3));
-  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 #else
   __trap();  // launched only on compute capability 9.0 and later
 #endif
@@ -123,7 +123,14 @@ void run_bulk(Experiment& e, int per_sm) {
 }
 
 std::vector<common::Record> bulk(Experiment& e) {
-  if (e.device().cc_major < 9) throw std::runtime_error("the bulk experiment needs compute capability 9.0 or later");
+  // The bulk-copy engine needs code compiled for sm_90 or later, whatever the GPU.
+  if (common::compiled_arch_of(bulk_sum<512, 4, 32768>) < 90)
+    throw std::runtime_error(
+        "the bulk experiment needs code compiled for compute capability 9.0 or later (this "
+        "build's code for the GPU is for " +
+        std::to_string(common::compiled_arch_of(bulk_sum<512, 4, 32768>) / 10) + "." +
+        std::to_string(common::compiled_arch_of(bulk_sum<512, 4, 32768>) % 10) +
+        "): build with -DCMAKE_CUDA_ARCHITECTURES=90 or native on a Hopper GPU");
   g::Workspace ws;
   for (int k = 14; k <= 24; ++k) {
     const std::size_t n = std::size_t{1} << k;

@@ -70,7 +70,7 @@ template <int kBlock, int kUnroll, typename Tree>
 __global__ void __launch_bounds__(kBlock)
     other_sum_ticket(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                      unsigned char* __restrict__ scratch) {
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float v =
       Tree::template sum<kBlock>(g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{}));
   auto* slots = slots_of(scratch);
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict
                                                          float* __restrict__ out, unsigned char* __restrict__ scratch) {
   unsigned started = 0;
   if (threadIdx.x == 0) started = take_ticket(scratch);
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float mine = g::thread_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{});
   __shared__ bool collects;
   __shared__ unsigned launch_tag;

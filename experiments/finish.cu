@@ -5,9 +5,11 @@
 //                   cluster on Hopper up to 2^17, else the tagged ticket
 //   ticket          the tagged ticket kernel at every n (stage 14's finish): tagged
 //                   partials, an atomic ticket, the last block adds the partials
-//   fence           the partial published by __threadfence() before the ticket
-//                   (stage 13's release side; its last block reads without stage
-//                   13's acquire fence)
+//   fence           DIAGNOSTIC, racy: the partial published by __threadfence() before
+//                   the ticket (stage 13's release side), but the last block reads the
+//                   partials without stage 13's acquire fence, so the memory model does
+//                   not promise it sees them; the time of the release side alone, not a
+//                   finish to use (stage 13 has both fences)
 //   acqrel          the fence folded into the atomic: atom.add.acq_rel.gpu
 //   flag            each block stores {launch number, partial} as one 64-bit word;
 //                   block 0 polls the words (only block 0 waits)
@@ -127,8 +129,8 @@ int main(int argc, char** argv) {
       argc, argv,
       {"finish",
        "n = 2^14 .. 2^25: how the blocks of one launch combine their partial sums.\n"
-       "Designs: stage15, ticket, fence, acqrel, flag, one-block-1024 (2^15), cluster8 and cluster16 (to 2^18),\n"
-       "no-finish (diagnostic, wrong sum).\n"
+       "Designs: stage15, ticket, acqrel, flag, one-block-1024 (2^15), cluster8 and cluster16 (to 2^18),\n"
+       "fence (diagnostic, racy: its last block reads without an acquire), no-finish (diagnostic, wrong sum).\n"
        "Every row beside CUB's DeviceReduce::Sum in the same process, L2 flushed (read), median.",
        std::size_t{1} << 25, finish});
 }

@@ -32,13 +32,37 @@ __device__ __forceinline__ float chunk_sum(const float* __restrict__ in, std::si
   return g::block_chunk_reduce<float, g::Sum, kBlock, kUnroll>(in, n, chunk, g::Sum{});
 }
 
+// The designs compared here keep a launch-number tag: a launch's tag is one more than the
+// last launch's (kept at kTagOffset, 0 skipped), and a slot counts as written when it
+// carries it. The stages and the library no longer do this (their last block empties
+// each slot after reading it, chapter 14): a slot a smaller grid left behind can carry
+// an old tag that comes round again after 2^32 launches. Each experiment runs on a
+// scratch area of its own per size, so its grid never changes and the tags cannot alias.
+constexpr std::size_t kTagOffset = 64;
+constexpr std::size_t kSlotsOffset = g::kSlotsOffset;
+
+// The launch's tag, read by thread 0 (others get 0).
+__device__ __forceinline__ unsigned read_launch_tag(const unsigned char* scratch) {
+  unsigned tag = 0;
+  if (threadIdx.x == 0) {
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(scratch + kTagOffset) : "memory");
+    tag = tag + 1 == 0 ? 1 : tag + 1;
+  }
+  return tag;
+}
+
+// {tag, value} as one word.
+__device__ __forceinline__ unsigned long long tag_value(unsigned tag, float v) {
+  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
+}
+
 __device__ __forceinline__ unsigned long long* slots_of(unsigned char* scratch) {
-  return reinterpret_cast<unsigned long long*>(scratch + g::kSlotsOffset);
+  return reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
 }
 
 // One block's {tag, value} word, stored device-wide (st.relaxed.gpu).
 __device__ __forceinline__ void store_slot(unsigned long long* slots, unsigned index, unsigned tag, float v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + index), "l"(g::tag_value(tag, v)) : "memory");
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + index), "l"(tag_value(tag, v)) : "memory");
 }
 
 __device__ __forceinline__ unsigned long long load_slot(const unsigned long long* slots, unsigned index) {
@@ -59,7 +83,7 @@ __device__ __forceinline__ unsigned take_ticket(unsigned char* scratch) {
 __device__ __forceinline__ void publish(float* out, float w, unsigned char* scratch, unsigned tag) {
   *out = w;
   *reinterpret_cast<unsigned*>(scratch) = 0;
-  *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = tag;
+  *reinterpret_cast<unsigned*>(scratch + kTagOffset) = tag;
 }
 
 // The last block's threads add the slots in index order: thread t takes slots t,

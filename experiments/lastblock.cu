@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "kernel_image.hpp"
 #include "lab.cuh"
 
 namespace {
@@ -50,18 +51,17 @@ __global__ void __launch_bounds__(kBlock)
                         unsigned char* __restrict__ scratch) {
   if (threadIdx.x == 0) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch) : "memory");
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + g::kSlotsOffset + 8 * blockIdx.x) : "memory");
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + lab::kSlotsOffset + 8 * blockIdx.x) : "memory");
   }
-  const unsigned tag = g::read_launch_tag<float>(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
-  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 }
 
 template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     sector_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                       unsigned char* __restrict__ scratch) {
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   auto* slots = slots_of(scratch);  // 4 words per block
   __shared__ bool is_last;
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x < 32) {
     v = __shfl_sync(0xffffffffu, v, 0);
     const unsigned t = __shfl_sync(0xffffffffu, tag, 0);
-    const unsigned long long word = g::tag_value(t, v);
+    const unsigned long long word = lab::tag_value(t, v);
     if (threadIdx.x < 2)  // lanes 0 and 1: 16 bytes each, one request for the whole sector
       asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %1};" ::"l"(slots + 4 * blockIdx.x + 2 * threadIdx.x),
                    "l"(word)
@@ -96,9 +96,8 @@ __global__ void __launch_bounds__(kBlock)
   if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || n % 4 != 0) return;
   if (threadIdx.x == 0) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch) : "memory");
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + g::kSlotsOffset + 8 * blockIdx.x) : "memory");
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scratch + lab::kSlotsOffset + 8 * blockIdx.x) : "memory");
   }
-  const unsigned tag = g::read_launch_tag<float>(scratch);
   const float4* body = reinterpret_cast<const float4*>(in);
   const std::size_t packs = n / 4;
   const std::size_t begin = blockIdx.x * chunk;
@@ -110,9 +109,13 @@ __global__ void __launch_bounds__(kBlock)
     for (int u = 0; u < kUnroll; ++u) {
       const std::size_t j = i + static_cast<std::size_t>(u) * kBlock;
       if (j < end) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
         asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
                      : "=f"(p[u].x), "=f"(p[u].y), "=f"(p[u].z), "=f"(p[u].w)
                      : "l"(body + j));
+#else
+        p[u] = __ldg(body + j);  // the L2 fetch-size hint exists from sm_80: the same load without it
+#endif
       } else {
         p[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
@@ -124,7 +127,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
   for (int u = 1; u < kUnroll; ++u) v += acc[u];
   v = block_sum<kBlock>(v);
-  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 }
 
 // Warp 0 of the finishing block reads the tagged slots of all `grid` blocks: lane l adds
@@ -178,7 +181,7 @@ __global__ void __launch_bounds__(kBlock)
                     unsigned char* __restrict__ scratch) {
   unsigned taken = 0;
   if (kAtStart && threadIdx.x == 0) taken = take_ticket(scratch);
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x >= 32) return;
   if (threadIdx.x == 0) {
@@ -196,7 +199,7 @@ template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     speculate_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                          unsigned char* __restrict__ scratch) {
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   auto* slots = slots_of(scratch);
   __shared__ bool is_last;
@@ -241,7 +244,7 @@ __global__ void __launch_bounds__(kBlock)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   auto started = cluster.barrier_arrive();
-  const unsigned tag = rank == 0 ? g::read_launch_tag<float>(scratch) : 0;
+  const unsigned tag = rank == 0 ? lab::read_launch_tag(scratch) : 0;
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   cluster.barrier_wait(std::move(started));  // the leader runs and its mbarrier is ready
   if (rank != 0) {
@@ -310,16 +313,15 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) {
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
                  : "=l"(seen)
-                 : "l"(scratch + g::kSlotsOffset + 8 * blockIdx.x)
+                 : "l"(scratch + lab::kSlotsOffset + 8 * blockIdx.x)
                  : "memory");
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(ticket_seen) : "l"(scratch) : "memory");
   }
-  const unsigned tag = g::read_launch_tag<float>(scratch);
   float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   // Never true (the ticket never holds more than the grid size), but the compiler cannot
   // know: the loads above stay.
   if (threadIdx.x == 0 && ticket_seen >= 0x80000000u && seen == ~0ull) v = -v;
-  g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+  g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 }
 
 // "store-atomic": DIAGNOSTIC, wrong sum. The tagged store and ticket, but the last block
@@ -328,7 +330,7 @@ template <int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     store_atomic_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                      unsigned char* __restrict__ scratch) {
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   if (threadIdx.x == 0) {
     auto* slots = slots_of(scratch);
@@ -379,7 +381,8 @@ std::vector<common::Record> lastblock(Experiment& e) {
     run("sector", sector_ticket_sum<512, g::kDefaultUnroll>, false);
     run("touch", touch_ticket_sum<512, g::kDefaultUnroll>, false);
     run("speculate", speculate_ticket_sum<512, g::kDefaultUnroll>, false);
-    if (e.device().cc_major >= 9) {
+    // Clusters need code compiled for sm_90 or later, whatever the GPU (common/kernel_image.hpp).
+    if (common::compiled_arch_of(cluster_ticket_sum<512, g::kDefaultUnroll, 4>) >= 90) {
       run_cluster_ticket<4>(e, scratch, grid);
       run_cluster_ticket<8>(e, scratch, grid);
       run_cluster_ticket<16>(e, scratch, grid);

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kBlock)
                       unsigned char* __restrict__ scratch, Stamps* stamps, long long* last_clocks) {
   const long long c0 = clock64();
   const unsigned long long g0 = global_ns();
-  const unsigned tag = g::read_launch_tag<float>(scratch);
+  const unsigned tag = lab::read_launch_tag(scratch);
   const float v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   const long long c1 = clock64();
   const unsigned long long g1 = global_ns();
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kBlock)
     *out = w;
     const long long c5 = clock64();
     *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + g::kTagOffset) = expected;
+    *reinterpret_cast<unsigned*>(scratch + lab::kTagOffset) = expected;
     const long long c[6] = {c0, c1, c2, c3, c4, c5};
     for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
     last_clocks[6] = blockIdx.x;

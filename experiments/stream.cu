@@ -29,6 +29,7 @@
 #include "lab.cuh"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
+#include "sm_limits.hpp"
 #include "stream_only.cuh"
 
 namespace {
@@ -76,11 +77,10 @@ enum class Finish {
 
 // Either order, then the finish, with __launch_bounds__ asking for kMinBlocks blocks per SM.
 template <int kBlock, int kUnroll, int kMinBlocks, bool kStrided, Finish kFinish>
-__global__ void __launch_bounds__(kBlock, kMinBlocks)
+__global__ void __launch_bounds__(kBlock, common::blocks_per_sm_bound(kBlock, kMinBlocks))
     shaped_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                unsigned char* __restrict__ scratch, float* __restrict__ partials,
                unsigned long long* __restrict__ words, unsigned launch) {
-  const unsigned tag = kFinish == Finish::ticket ? g::read_launch_tag<float>(scratch) : 0;
   float v = 0.0f;
   if constexpr (kStrided) {
     v = stride_sum<kBlock, kUnroll>(in, n);
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     v = chunk_sum<kBlock, kUnroll>(in, n, chunk);
   }
   if constexpr (kFinish == Finish::ticket) {
-    g::finish_with_ticket<float, g::Sum, kBlock>(v, tag, out, scratch, g::Sum{});
+    g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
   } else if constexpr (kFinish == Finish::flag) {
     lab::flag_finish<kBlock>(v, words, launch, out);
   } else if (threadIdx.x == 0) {

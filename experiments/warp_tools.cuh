@@ -33,6 +33,7 @@
 
 #include "cuda_check.hpp"
 #include "inputs.hpp"
+#include "kernel_image.hpp"
 #include "primitives.cuh"
 #include "verify.hpp"
 
@@ -69,8 +70,9 @@ __device__ __forceinline__ float prefix_warp_sum(float v, unsigned mask) {
   return v;
 }
 
-// __reduce_add_sync exists from compute capability 8.0; the host never launches these
-// kernels on an older GPU (needs_sm80 below).
+// __reduce_add_sync exists from compute capability 8.0; the host launches these kernels
+// only when their code was compiled for 8.0 or later (Design::runs_here below): a build
+// for sm_75 compiles the __trap() instead.
 __device__ __forceinline__ unsigned redux_add(unsigned mask, unsigned v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   (void)mask;
@@ -206,6 +208,9 @@ struct Design {
   std::string key;
   Element element;
   bool needs_sm80;
+  // False when the design needs sm_80 and its kernel's code was compiled for an older
+  // architecture (chosen by the kernel image, not by the GPU: common/kernel_image.hpp).
+  std::function<bool()> runs_here;
   std::function<unsigned(std::size_t n, int sm_count)> grid;
   std::function<void(const void* in, std::size_t n, void* out, void* partials, unsigned grid, cudaStream_t stream)>
       launch;
@@ -214,7 +219,11 @@ struct Design {
 template <WarpStep kStep, typename T>
 Design make_design(const char* name, bool needs_sm80) {
   const Element element = std::is_same_v<T, float> ? Element::f32 : Element::u32;
-  return {std::string(element == Element::f32 ? "f32-" : "u32-") + name, element, needs_sm80, plan_grid<kStep, T>,
+  return {std::string(element == Element::f32 ? "f32-" : "u32-") + name,
+          element,
+          needs_sm80,
+          [needs_sm80] { return !needs_sm80 || common::compiled_arch_of(block_sums<kStep, T>) >= 80; },
+          plan_grid<kStep, T>,
           [](const void* in, std::size_t n, void* out, void* partials, unsigned grid, cudaStream_t stream) {
             launch_sum<kStep, T>(static_cast<const T*>(in), n, static_cast<T*>(out), static_cast<T*>(partials), grid,
                                  stream);

@@ -36,7 +36,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "cuda_check.hpp"
 #include "device_info.hpp"
@@ -148,6 +151,14 @@ unsigned plan_grid(std::size_t n, const common::DeviceInfo& device) {
 
 template <typename T>
 void launch_dot(const DotArgs& a) {
+  // The kernel reads x and y as 16-byte vectors from their first element: a pointer one
+  // element past a 16-byte boundary would fault in the kernel, so it is refused here.
+  if (reinterpret_cast<std::uintptr_t>(a.x) % kLoadBytes != 0 ||
+      reinterpret_cast<std::uintptr_t>(a.y) % kLoadBytes != 0)
+    throw std::invalid_argument("mixed_precision dot product: x and y must be 16-byte aligned (x % 16 = " +
+                                std::to_string(reinterpret_cast<std::uintptr_t>(a.x) % kLoadBytes) +
+                                ", y % 16 = " + std::to_string(reinterpret_cast<std::uintptr_t>(a.y) % kLoadBytes) +
+                                " bytes); cudaMalloc's pointers are.");
   auto* bytes = static_cast<unsigned char*>(a.scratch);
   dot_product<T><<<a.grid, kBlock, 0, a.stream>>>(
       static_cast<const typename T::Element*>(a.x), static_cast<const typename T::Element*>(a.y), a.n,

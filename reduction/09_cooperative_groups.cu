@@ -85,7 +85,11 @@ __global__ void grid_stride_sum_groups(const float* __restrict__ in, std::size_t
   float sum[kNumLoad] = {};
   for (; i + (kNumLoad - 1) * stride < n; i += kNumLoad * stride)
     for (int k = 0; k < kNumLoad; ++k) sum[k] += in[i + k * stride];
-  for (; i < n; i += stride) sum[0] += in[i];  // at most kNumLoad - 1 elements are left
+  // Fewer than kNumLoad elements are left for this thread: load them together too (a missing
+  // one reads as 0), so that the last round costs one trip to memory, not one per element.
+  float last[kNumLoad];
+  for (int k = 0; k < kNumLoad; ++k) last[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+  for (int k = 0; k < kNumLoad; ++k) sum[k] += last[k];
 
   float thread_sum = 0.0f;
   for (int k = 0; k < kNumLoad; ++k) thread_sum += sum[k];

@@ -3,27 +3,28 @@
 // Idea: a loop can only be unrolled completely when its trip count is known at
 // compile time. Here every count is: the block size is a template parameter (one
 // kernel per power of two from 32 to 1024, picked by a switch on the host), the tile
-// is a thread_block_tile<32> whose size is part of its type, and each thread handles
-// a tile of kLoads = 8 elements per grid stride. `#pragma unroll` turns the load
-// loop into eight independent loads issued back to back, the tile reduction into
-// five shuffles, and the reduction across tiles into exactly log2(block / 32)
-// shuffles, with no loop counters or branches left.
-// Fixes: the runtime block size of stage 09. nvcc already unrolls short loops whose
-// count is a constant (its PTX shows stage 09's four loads and both five-step
-// shuffle loops unrolled without any pragma); what it could not do there is shorten
-// the reduction across tiles, whose length depended on blockDim.x, so every block
-// ran all five steps of the second tile_sum. With the sizes fixed, the pragma makes
-// the unrolling a guarantee rather than a heuristic, and eight loads in flight
-// (twice stage 07's) cost no extra code to write.
+// is a thread_block_tile<32> whose size is part of its type, and each thread takes
+// kLoads = 4 elements per grid stride, as in stage 09. `#pragma unroll` turns the load
+// loop into four independent loads issued back to back, the last round (fewer than
+// four elements left) into four guarded loads issued together, the tile reduction into
+// five shuffles, and the reduction across tiles into exactly log2(block / 32) shuffles,
+// with no loop counters or branches left.
+// Fixes: the runtime block size of stage 09, which kept its reduction across tiles a
+// loop of five steps whatever the block. nvcc already unrolls short loops whose count
+// is a constant (stage 09's four loads); with the sizes fixed, the pragma makes the
+// unrolling a guarantee rather than a heuristic. Only this changes from stage 09: the
+// same four loads per thread, the same tail.
 // Caveat: unrolling keeps more values live at once, so it costs registers; past the
 // budget the occupancy target allows, the compiler spills to local memory or fewer
 // blocks fit on an SM. Configure with -DREDUCTION_RESOURCE_USAGE=ON (or compile with
 // `nvcc --resource-usage`) to see, for every unrolled_sum<kBlock>, the registers,
-// spills and stack frame the compiler chose; the chapter compares them with stage 09's.
-// Expect: at large n little change (the book saw none either); at mid-size n, where
-// latency matters more, the extra loads in flight should help. In Nsight Compute,
-// fewer executed instructions per element (smsp__inst_executed.sum) and
-// launch__registers_per_thread matching the compiler's report.
+// spills and stack frame the compiler chose. __launch_bounds__(kBlock) with kBlock up to
+// 256 sets no register limit (65536 / 256 = 256 registers a thread, above the 255 a
+// thread can have); it only promises the compiler that no launch is larger.
+// Expect: about stage 09's time (the loads were already in flight; the shorter tile
+// reduction saves a few instructions per block). In Nsight Compute, fewer executed
+// instructions (smsp__inst_executed.sum) and launch__registers_per_thread matching
+// the compiler's report.
 // Chapter: chapters/10_loop_unrolling.md
 #include <cooperative_groups.h>
 
@@ -40,7 +41,7 @@ namespace cg = cooperative_groups;
 namespace reduction {
 namespace {
 
-constexpr int kLoads = 8;
+constexpr int kLoads = 4;           // as stage 09: this stage changes only what is known at compile time
 constexpr unsigned kTileSize = 32;  // a warp
 
 template <unsigned kBlock>
@@ -48,6 +49,7 @@ __global__ void __launch_bounds__(kBlock)
     unrolled_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ block_sums) {
   static_assert(kBlock % kTileSize == 0 && kBlock <= 1024, "the block is a whole number of tiles");
   constexpr unsigned kTiles = kBlock / kTileSize;
+  static_assert((kTiles & (kTiles - 1)) == 0, "the sum across tiles halves its offset: a power-of-two number of tiles");
   __shared__ float tile_sums[kTiles];
 
   const cg::thread_block block = cg::this_thread_block();
@@ -60,7 +62,12 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
   }
-  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
+  // The last round, fewer than kLoads elements: loaded together as well (chapter 10).
+  float last[kLoads];
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) last[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) sum[k] += last[k];
 
   float v = 0.0f;
 #pragma unroll

@@ -29,7 +29,7 @@
 namespace reduction {
 namespace {
 
-constexpr int kLoads = 8;
+constexpr int kLoads = 4;  // stage 10's
 
 // Stage 10's kernel up to the block's sum (its two parts are in primitives.cuh); then
 // one atomic per block instead of a store for a second launch.

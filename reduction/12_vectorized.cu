@@ -1,13 +1,14 @@
 // Stage 12: 16-byte loads and many bytes in flight.
 //
 // Idea: a memory-bound kernel is fast when enough bytes are on their way from DRAM
-// at every moment (Little's law: bandwidth x latency, about 4.8 TB/s x ~0.8 us, so
-// several MB across the GPU). Each thread reads float4 vectors (one 16-byte load
+// at every moment (Little's law: bandwidth x the latency under load that chapter 00a
+// measures, a few MB across the GPU). Each thread reads float4 vectors (one 16-byte load
 // instead of four 4-byte ones) and issues kUnroll of them before adding any, into
 // kUnroll independent accumulators. The grid is the number of blocks that fit on
 // the GPU at once (occupancy x SMs), asked from the device at run time, never
 // more than the work needs. A scalar head up to the first 16-byte boundary and a
-// scalar tail make any n and any start address correct. A second, one-block
+// scalar tail make any n and any start address correct; the last round (fewer than
+// kUnroll float4s left) is issued together too, as in stage 07. A second, one-block
 // launch adds the per-block partials (as CUB does).
 // Fixes: stages 06-11 use 4-byte loads and few loads in flight per thread, so they
 // stop short of the DRAM bandwidth at large n.
@@ -46,9 +47,13 @@ __global__ void vectorized_partials(const float* __restrict__ in, std::size_t n,
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
   }
-  for (; i < vectors; i += stride) {
-    const float4 v = __ldg(body + i);
-    acc[0] += (v.x + v.y) + (v.z + v.w);
+  {  // fewer than kUnroll float4s are left for this thread: loaded together too
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      v[u] = i + u * stride < vectors ? __ldg(body + i + u * stride) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
   }
   if (thread < head) acc[0] += in[thread];
   if (thread < n - tail_begin) acc[0] += in[tail_begin + thread];

@@ -5,14 +5,16 @@
 // to L2 one after another before the last block can even start. Here each block
 // stores {tag, partial} as one 64-bit word and takes its ticket at once, with no
 // fence; both are relaxed, so the last block may see the ticket before a slot's store
-// has landed. It therefore reads each slot until the slot carries this launch's tag,
-// and a slot with the right tag holds the right partial, since the word is stored
-// whole. The tag is one more than the last launch's, read from scratch at the start
-// (while the data loads are in flight) and written back by the last block; it repeats
-// after 2^32 launches on one scratch area (0 is never used: zeroed scratch has it).
+// has landed. It therefore reads each slot until the slot carries the tag "full", and a
+// full slot holds the right partial, since the word is stored whole. The last block
+// empties every slot it reads, so each launch leaves the scratch as it found it (all
+// zero) whatever its grid, and a full slot can only be this launch's.
 // Idea 2, one block for small n: up to block x 32 floats (2^14 for 512 threads) one
 // block takes the whole input in one round of loads: every thread issues all its
 // loads at once, then the block sum; no ticket, no scratch, 32-bit indices.
+// One launch in flight per scratch area: two launches that overlap on one scratch (two
+// streams, parallel graph branches) would count each other's tickets and read each
+// other's slots. Give each stream its own scratch.
 // Fixes: stage 13's fence on every block's path to the ticket, and, below 2^14, a grid
 // of several blocks where one is enough.
 // Expect: faster than stage 13 from 2^10 to about 2^24; the same at large n. In
@@ -29,9 +31,8 @@ namespace {
 
 constexpr int kUnroll = 4;
 constexpr int kSmallLoads = 8;  // float4 loads per thread of the one-block kernel
-// The scratch: the ticket at byte 0, the tag at byte 64 (its own 32-byte sector, though
-// in the ticket's 128-byte line), one 8-byte slot per block from byte 128.
-constexpr std::size_t kTagOffset = 64;
+// The scratch: the ticket at byte 0, one 8-byte slot per block from byte 128 (the
+// ticket's 128-byte line to itself).
 constexpr std::size_t kSlotsOffset = 128;
 
 template <int kBlock>
@@ -61,32 +62,26 @@ template <int kBlock>
 __global__ void __launch_bounds__(kBlock) tagged_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk,
                                                      float* __restrict__ out, unsigned char* __restrict__ scratch) {
   auto* ticket = reinterpret_cast<unsigned*>(scratch);
-  auto* tag_word = reinterpret_cast<unsigned*>(scratch + kTagOffset);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
-  unsigned tag = 0;
-  if (threadIdx.x == 0) tag = next_tag(tag_word);  // first, so that this trip to L2 overlaps the data loads
   const float block_total = block_sum_one_round<kBlock>(chunk_thread_sum<kBlock, kUnroll>(in, n, chunk));
 
   __shared__ bool is_last;
-  __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
     unsigned taken = 0;
-    store_tagged(slots + blockIdx.x, tag, block_total);
+    store_tagged(slots + blockIdx.x, block_total);
     asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
-    launch_tag = tag;
     is_last = taken == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
 
-  // Each word is read through L2 (relaxed.gpu) until it carries this launch's tag.
+  // Each word is read through L2 (relaxed.gpu) until it is full, then emptied.
   float v = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) v += await_tagged(slots + b, launch_tag);
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) v += await_tagged(slots + b);
   v = block_sum_one_round<kBlock>(v);
   if (threadIdx.x == 0) {
     *out = v;
-    *ticket = 0;             // ready for the next launch,
-    *tag_word = launch_tag;  // which takes the next tag
+    *ticket = 0;  // ready for the next launch
   }
 }
 

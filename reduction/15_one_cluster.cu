@@ -7,9 +7,11 @@
 // that one cluster: each block pushes its partial into block 0's shared memory, one
 // cluster barrier makes every push visible, and block 0 adds them in rank order. No
 // global memory, no atomic and no polling between the blocks (the cluster barrier orders
-// the pushes). Every other n
-// goes to stage 14 (one block below it, tagged slots above it), and so does every n on
-// a GPU without clusters.
+// the pushes). Every other n goes to stage 14 (one block below it, tagged slots above
+// it), and so does every n where the cluster kernel cannot run: on a GPU without
+// clusters, and in a build whose code for this GPU was compiled for an older
+// architecture (a build for sm_80 running on an H100 through the driver's JIT), since
+// the path is chosen by what the loaded kernel image holds (common/kernel_image.hpp).
 // Fixes: between 2^14 and 2^17 floats, stage 14's finish (a ticket and a trip to L2 for
 // the slots) is a large share of a sum that takes a few microseconds.
 // Expect: from just above 2^14 up to 2^17 (for 512 threads) a little faster than stage
@@ -22,6 +24,7 @@
 
 #include "block_sizes.hpp"
 #include "cuda_check.hpp"
+#include "kernel_image.hpp"
 #include "primitives.cuh"
 #include "registry.hpp"
 #include "stage.hpp"
@@ -34,7 +37,7 @@ namespace {
 
 constexpr int kUnroll = 4;
 constexpr int kClusterLoads = 4;  // float4 loads per thread that a cluster takes
-constexpr int kMaxCluster = 16;
+constexpr int kMaxCluster = 16;   // the largest cluster this kernel is launched with
 
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock)
@@ -81,15 +84,13 @@ struct ClusterLaunch {
 
 // Blocks per cluster for kernel kBlock on the current device: 16 where a cluster of 16
 // can be resident (a non-portable size, which the kernel must be allowed first), else
-// 8, else 0 (no clusters). Asked in plan(), outside any timing.
+// 8, else 0 (no clusters: a GPU without them, or a kernel image compiled for an
+// architecture before 9.0, whose cluster_sum is the __trap() above). Asked in plan(),
+// outside any timing.
 template <int kBlock>
 int cluster_blocks() {
-  int device = 0;
-  int major = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major < 9) return 0;
-  for (int c : {16, 8}) {
+  if (common::compiled_arch_of(cluster_sum<kBlock>) < 90) return 0;
+  for (int c : {kMaxCluster, 8}) {
     if (c > 8 &&
         cudaFuncSetAttribute(cluster_sum<kBlock>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
       (void)cudaGetLastError();  // not allowed here: try the portable size

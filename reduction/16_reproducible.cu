@@ -422,13 +422,18 @@ __global__ void __launch_bounds__(kMaxBlock)
   }
 
   // Publish this block's tile sums, then take a ticket: the block that draws the last
-  // one knows every tile sum is in memory.
-  __threadfence();
+  // one knows every tile sum is in memory. Several threads wrote tile sums; the barrier
+  // orders their stores before thread 0's fence, which orders them before the ticket
+  // (release), and the last block's thread 0 fences after its ticket (acquire) before
+  // the barrier that lets the block read (chapter 13).
   __syncthreads();
-  if (threadIdx.x == 0) is_last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    is_last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+    if (is_last) __threadfence();
+  }
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
 
   sum_tile_sums(scratch.tile_sums, tiles, scratch.global_a, scratch.global_b, level_a, level_b, out);
   // Ready for the next launch, which sees them in stream order. Every block's last

@@ -130,13 +130,15 @@ __global__ void __launch_bounds__(kMaxBlock)
   Pair p = block_combine(combine(combine(acc[0], acc[1]), combine(acc[2], acc[3])), warp_pairs);
   if (threadIdx.x == 0) scratch.block_pairs[blockIdx.x] = make_float2(p.s, p.c);
 
-  // Publish the block's pair and take a ticket; the last block combines them all.
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) is_last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+  // Publish the block's pair and take a ticket; the last block combines them all. The
+  // fences are stage 13's, in the thread that takes the ticket (chapter 13).
+  if (threadIdx.x == 0) {
+    __threadfence();  // release: the pair is visible device-wide before the ticket
+    is_last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+    if (is_last) __threadfence();  // acquire: the reads below come after the last ticket
+  }
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
 
   // Thread t combines the pairs of blocks t, t + blockDim.x, ... in that order, then
   // the block's tree: the same order every time for a given grid and block size.

@@ -6,28 +6,33 @@
 //   (4 in flight), so the whole grid sweeps the array front to back together; stages
 //   13-15 give each block its own contiguous chunk instead, so that hundreds of blocks
 //   read at hundreds of places. And it runs at full occupancy: __launch_bounds__ asks
-//   the compiler for 2048 / kBlock blocks per SM (32 registers per thread), and the grid
-//   is every block the occupancy API says fits, not a tuned share of the SM.
-//   The finish: every block but block 0 stores {tag, partial} as one 64-bit word and
-//   exits; block 0, after its own share, reads the words until each carries this
-//   launch's tag and adds them in block order. No ticket, no atomic, no fence: the only
-//   block that waits is block 0, and the blocks it waits for never wait, so the sum
-//   finishes even when not every block fits on the GPU at once. The tag is stage 14's:
-//   one more than the last launch's, read from scratch at the start and written back by
-//   block 0 at the end.
+//   the compiler for the blocks of a full SM of the architecture it compiles for
+//   (common/sm_limits.hpp: 2048 threads on Hopper, so 32 registers per thread; 1536 on
+//   an RTX 4090), and the grid is every block the occupancy API says fits, not a tuned
+//   share of the SM.
+//   The finish: thread 0 of each block takes a number from a counter as the block
+//   starts (its trip to L2 hides behind the data loads). Every block but the one that
+//   drew the last number stores {tag, partial} as one 64-bit word (stage 14's tagged
+//   slot) and exits; the last to start, after its own share, reads the words until each
+//   is full, empties them and adds them in block order. No ticket at the end and no
+//   fence. The one block that waits waits only for blocks that had already started
+//   (each drew its number before it), and they never wait, so the sum finishes however
+//   few blocks fit on the GPU at once (a partition of a few SMs, or another kernel
+//   holding most of it).
 // Below the multi-block range (one block or one cluster) stage 15 sums, as it does.
+// One launch in flight per scratch area (the counter and the slots), as for stage 14.
 // Fixes: stage 14's ticket path reading 3 blocks of 512 per SM in chunks, and its
-// finish (an atomic ticket, then the last block's trip to the slots).
-// Expect: the fastest stage, or level with it, from about 2^18 to 2^27; within three
-// percent of the ceiling row from 2^24 or 2^25 (chapter 18 has both GPUs' sweeps); a
-// little behind the chunked stages at 2^30. In Nsight Compute: 100% theoretical
-// occupancy and no global atomics.
+// finish (an atomic ticket after the block sum, then the last block's trip to the slots).
+// Expect: the fastest stage, or level with it, from about 2^18 to 2^27; within a few
+// percent of the ceiling row from 2^24 (chapter 18); a little behind the chunked stages
+// at 2^30. In Nsight Compute: 100% theoretical occupancy.
 // Chapter: chapters/18_stream_order.md
 #include "block_sizes.hpp"
 #include "cuda_check.hpp"
 #include "grid.hpp"
 #include "primitives.cuh"
 #include "registry.hpp"
+#include "sm_limits.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
 
@@ -35,10 +40,9 @@ namespace reduction {
 namespace {
 
 constexpr int kUnroll = 4;
-constexpr int kThreadsPerSm = 2048;  // what __launch_bounds__ asks for; the occupancy API has the last word
 // Up to this many rounds of kUnroll float4s per thread, the grid is trimmed to whole rounds.
 constexpr std::size_t kRoundedUpTo = 4;
-// The scratch: the tag at byte 0, one 8-byte slot per block from byte 128.
+// The scratch: the start counter at byte 0, one 8-byte slot per block from byte 128.
 constexpr std::size_t kSlotsOffset = 128;
 
 // One thread's share in the ceiling's order: float4s i, i + T, ... of the 16-byte
@@ -72,40 +76,35 @@ __device__ __forceinline__ float strided_thread_sum(const float* __restrict__ in
 }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock, kThreadsPerSm / kBlock < 32 ? kThreadsPerSm / kBlock : 32)
+__global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     stream_order_sum(const float* __restrict__ in, std::size_t n, float* __restrict__ out,
                      unsigned char* __restrict__ scratch) {
-  auto* tag_word = reinterpret_cast<unsigned*>(scratch);
+  auto* started = reinterpret_cast<unsigned*>(scratch);
   auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
-  unsigned tag = 0;
-  if (threadIdx.x == 0) tag = next_tag(tag_word);  // stage 14's tag (primitives.cuh)
+  unsigned order = 0;  // how many blocks started before this one (thread 0 only)
+  if (threadIdx.x == 0)
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(order) : "l"(started) : "memory");
   const float block_total = block_sum_one_round<kBlock>(strided_thread_sum<kBlock>(in, n));
 
-  if (blockIdx.x != 0) {  // store the word and leave: these blocks never wait
-    if (threadIdx.x == 0) store_tagged(slots + blockIdx.x, tag, block_total);
-    return;
-  }
-  __shared__ float own;
-  __shared__ unsigned launch_tag;
+  __shared__ bool is_last;
   if (threadIdx.x == 0) {
-    own = block_total;
-    launch_tag = tag;
+    is_last = order == gridDim.x - 1;
+    if (!is_last) store_tagged(slots + blockIdx.x, block_total);
   }
   __syncthreads();
-  // Thread t adds blocks t, t + kBlock, ... (block 0's own total in place of its slot),
-  // each read through L2 (relaxed.gpu) until it carries this launch's tag.
+  if (!is_last) return;  // store the word and leave: these blocks never wait
+
+  // Thread t adds blocks t, t + kBlock, ... (this block's own total in place of its
+  // slot), each read through L2 (relaxed.gpu) until it is full, then emptied.
+  __shared__ float own;
+  if (threadIdx.x == 0) own = block_total;
+  __syncthreads();
   float v = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
-    if (b == 0) {
-      v += own;
-      continue;
-    }
-    v += await_tagged(slots + b, launch_tag);
-  }
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) v += b == blockIdx.x ? own : await_tagged(slots + b);
   v = block_sum_one_round<kBlock>(v);
   if (threadIdx.x == 0) {
     *out = v;
-    *tag_word = launch_tag;  // every block has read the old tag: each stored a word carrying the new one
+    *started = 0;  // every block has drawn its number: ready for the next launch
   }
 }
 

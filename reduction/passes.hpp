@@ -8,12 +8,24 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 #include "grid.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
 
 namespace reduction {
+
+// The shared-memory trees of stages 02-05 halve (or double) a stride until it passes the
+// block: with a block that is not a power of two some element would be added twice or
+// never. The registry accepts only powers of two for them; a launcher called directly
+// with another size is refused here instead of returning a wrong sum.
+inline void require_power_of_two_block(int block, const char* stage) {
+  if (block < 1 || (block & (block - 1)) != 0)
+    throw std::invalid_argument(std::string("stage ") + stage + ": its tree needs a power-of-two block size, not " +
+                                std::to_string(block));
+}
 
 // Scratch for passes that shrink the array by `per_block` each time.
 inline std::size_t multi_pass_scratch_bytes(std::size_t n, std::size_t per_block) {

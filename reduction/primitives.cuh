@@ -32,7 +32,8 @@ __device__ __forceinline__ float warp_sum(float v) {
 
 // Thread 0 gets the block's sum: each warp's sum, one value per warp through shared
 // memory, then the first warp's sum of those. Every thread of the block must call it,
-// and blockDim.x must be a multiple of 32.
+// and blockDim.x must be a multiple of 32. The barrier at the end keeps a second call
+// in the same kernel from overwriting warp_sums while warp 0 still reads them.
 __device__ inline float block_sum(float v) {
   __shared__ float warp_sums[32];
   const unsigned lane = threadIdx.x % 32;
@@ -44,6 +45,7 @@ __device__ inline float block_sum(float v) {
     v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
     v = warp_sum(v);
   }
+  __syncthreads();
   return v;
 }
 
@@ -60,7 +62,13 @@ __device__ __forceinline__ float unrolled_thread_sum(const float* __restrict__ i
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) sum[k] += in[i + k * stride];
   }
-  for (; i < n; i += stride) sum[0] += in[i];  // at most kLoads - 1 elements are left
+  // Fewer than kLoads elements are left: loaded together as well (a missing one reads as
+  // 0), so that the last round costs one trip to memory, not one per element.
+  float last[kLoads];
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) last[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) sum[k] += last[k];
   float v = 0.0f;
 #pragma unroll
   for (int k = 0; k < kLoads; ++k) v += sum[k];
@@ -68,13 +76,21 @@ __device__ __forceinline__ float unrolled_thread_sum(const float* __restrict__ i
 }
 
 // Thread 0 gets the block's sum: each 32-thread tile (cooperative groups) shuffles to
-// its first thread, then the first tile adds the kBlock / 32 tile sums in exactly
-// log2(kBlock / 32) shuffles. Every thread of the block must call it.
+// its first thread, then the first tile adds the kBlock / 32 tile sums in
+// ceil(log2(kBlock / 32)) shuffles (lanes past the last tile add zeros, so any whole
+// number of tiles works, 3 included). Every thread of the block must call it, once per
+// kernel or with a __syncthreads() between two calls (tile_sums is reused).
 template <unsigned kBlock>
 __device__ __forceinline__ float tile_block_sum(float v) {
   namespace cg = cooperative_groups;
   static_assert(kBlock % 32 == 0 && kBlock <= 1024, "the block is a whole number of tiles");
   constexpr unsigned kTiles = kBlock / 32;
+  constexpr unsigned kSpan = kTiles <= 1    ? 1
+                             : kTiles <= 2  ? 2
+                             : kTiles <= 4  ? 4
+                             : kTiles <= 8  ? 8
+                             : kTiles <= 16 ? 16
+                                            : 32;
   __shared__ float tile_sums[kTiles];
   const cg::thread_block block = cg::this_thread_block();
   const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
@@ -85,7 +101,7 @@ __device__ __forceinline__ float tile_block_sum(float v) {
   if (tile.meta_group_rank() == 0) {  // the whole first tile enters
     v = tile.thread_rank() < kTiles ? tile_sums[tile.thread_rank()] : 0.0f;
 #pragma unroll
-    for (unsigned offset = kTiles / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+    for (unsigned offset = kSpan / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
   }
   return v;
 }
@@ -157,10 +173,13 @@ __device__ __forceinline__ float chunk_thread_sum(const float* __restrict__ in, 
 
 // Thread 0 gets the block's sum, with one barrier and one round of shuffles where
 // block_sum has two of each: every thread stores its value, then warp 0 alone adds them.
-// Lane l takes the values l, l + 32, l + 64, ... (as float4s where a lane has whole
-// ones: conflict-free 16-byte shared-memory reads), adds them pairwise, and five
-// shuffles add the lanes. The order is fixed and the depth is log2(kBlock), as in
-// block_sum. kBlock: a power of two from 32 to 1024.
+// With kBlock / 32 values a lane, a multiple of 4 (kBlock >= 128), lane l reads float4s
+// l, l + 32, ...: the values 4l..4l+3, then 128 + 4l..128 + 4l + 3, and so on
+// (conflict-free 16-byte shared-memory reads); otherwise (kBlock 32 or 64) lane l reads
+// the values l, l + 32. It adds them pairwise, and five shuffles add the lanes. The order is fixed and the depth is
+// log2(kBlock), as in block_sum. kBlock: a power of two from 32 to 1024. Once per kernel, or with a
+// __syncthreads() between two calls: `values` is reused, and warp 0 may still be
+// reading it when the other warps have gone on.
 template <int kBlock>
 __device__ __forceinline__ float block_sum_one_round(float v) {
   static_assert(kBlock >= 32 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0, "a power of two from 32 to 1024");
@@ -196,32 +215,33 @@ __device__ __forceinline__ float block_sum_one_round(float v) {
 
 // ---- stage 14: tagged slots ----------------------------------------------------------
 // (chapters/14_tagged_slots.md; stage 18 finishes with them too)
+//
+// A slot is one 64-bit word: 0 when empty, or a block's partial (the float's bits in
+// the low 32) with the tag kFull in the high 32. The block that reads the slots empties
+// each one after reading it, so every launch leaves every slot it used at 0, whatever its
+// grid: the next launch on the scratch finds nothing but empty slots, and a full slot
+// can only be this launch's.
 
-// A block's partial and the launch's tag as one 64-bit word: the tag in the high 32 bits,
-// the float's bits in the low 32.
-__device__ __forceinline__ unsigned long long with_tag(unsigned tag, float v) {
-  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
+constexpr unsigned kFull = 1;
+
+// A block's partial as a full slot's word.
+__device__ __forceinline__ unsigned long long with_tag(float v) {
+  return (static_cast<unsigned long long>(kFull) << 32) | __float_as_uint(v);
 }
 
-// This launch's tag: one more than the last launch's, read through L2 (relaxed.gpu);
-// 0 is skipped, so a slot of zeroed scratch never carries a tag.
-__device__ __forceinline__ unsigned next_tag(const unsigned* tag_word) {
-  unsigned tag;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(tag_word) : "memory");
-  return tag + 1 == 0 ? 1 : tag + 1;
+// Stores the full word into *slot, relaxed at GPU scope: one 8-byte store, no fence.
+__device__ __forceinline__ void store_tagged(unsigned long long* slot, float v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(with_tag(v)) : "memory");
 }
 
-// Stores {tag, v} into *slot as one word, relaxed at GPU scope: no fence.
-__device__ __forceinline__ void store_tagged(unsigned long long* slot, unsigned tag, float v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(with_tag(tag, v)) : "memory");
-}
-
-// Reads *slot through L2 (relaxed.gpu) until it carries `tag`, and returns its partial.
-__device__ __forceinline__ float await_tagged(const unsigned long long* slot, unsigned tag) {
+// Reads *slot through L2 (relaxed.gpu) until it is full, empties it, and returns its
+// partial. Only the one block that adds the slots may call it, once per slot.
+__device__ __forceinline__ float await_tagged(unsigned long long* slot) {
   unsigned long long word = 0;
   do {
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slot) : "memory");
-  } while (static_cast<unsigned>(word >> 32) != tag);
+  } while (static_cast<unsigned>(word >> 32) != kFull);
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(0ull) : "memory");  // empty for the next launch
   return __uint_as_float(static_cast<unsigned>(word));
 }
 

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build, run the GPU tests, print the tables, and write
 # the result files. Steps (any subset, in this order): build test table sweep sanitize
-# profile flush experiments.
+# profile flush experiments arch ab.
+#   arch: for each architecture in ARCHS (default "80 80-virtual"), a build of the GPU
+#         tests for it alone into /tmp/build-arch-<arch>, run on this GPU: what a reader's
+#         older build runs here (paths chosen by the kernel image) -> ctest_gpu_arch_<arch>.txt
+#   ab:   the stages of this tree against those of AB_BASE (a copy of an older tree, e.g.
+#         from git archive, at commit AB_BASE_COMMIT), AB_ROUNDS rounds (default 3)
+#         alternating the two programs,
+#         AB_STAGES (default 07-18,cub) over AB_SWEEP (default 2^16:2^28:4), into
+#         history/ab_<AB_TAG>.csv (columns: round, build, then reduce's own).
 #   OUT=results/h200 scripts/device_check.sh build test table
 # Environment: OUT (where result files go, default results/h200), BUILD_DIR
 # (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
@@ -89,8 +97,70 @@ for step in "${steps[@]}"; do
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
       ;;
+    arch)
+      for arch in ${ARCHS:-80 80-virtual}; do
+        dir=/tmp/build-arch-$arch
+        if PRESET="" BUILD_DIR=$dir configure_build_dir -DCMAKE_CUDA_ARCHITECTURES="$arch" -DREDUCTION_BUILD_TESTS=ON \
+          ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH"} >"$OUT/build_arch_$arch.log" 2>&1 &&
+          cmake --build "$dir" --parallel "$(nproc)" >>"$OUT/build_arch_$arch.log" 2>&1; then
+          ctest --test-dir "$dir" -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest_gpu_arch_$arch.txt" | tail -15
+          [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        else
+          tail -30 "$OUT/build_arch_$arch.log"
+          status=1
+        fi
+      done
+      ;;
+    ab)
+      base=${AB_BASE:?ab: set AB_BASE to the folder of the older tree}
+      tag=${AB_TAG:-base}
+      if ! { cmake -S "$base" -B /tmp/build-ab-base -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DREDUCTION_BUILD_TESTS=OFF &&
+        cmake --build /tmp/build-ab-base --parallel "$(nproc)" --target reduce; } >"$OUT/build_ab.log" 2>&1; then
+        tail -30 "$OUT/build_ab.log"
+        status=1
+        continue
+      fi
+      mkdir -p "$OUT/history" /tmp/ab
+      for r in $(seq 1 "${AB_ROUNDS:-3}"); do
+        for which in this base; do
+          prog=$BUILD_DIR/reduction/reduce
+          [ "$which" = base ] && prog=/tmp/build-ab-base/reduction/reduce
+          commit=${REDUCTION_COMMIT:-}
+          [ "$which" = base ] && commit=${AB_BASE_COMMIT:-base}
+          REDUCTION_COMMIT=$commit "$prog" --sweep "${AB_SWEEP:-2^16:2^28:4}" --stages "${AB_STAGES:-07-18,cub}" \
+            --reps 50 --csv "/tmp/ab/$which-$r.csv" >"/tmp/ab/$which-$r.txt" 2>&1 || status=1
+          echo "ab round $r $which: $(tail -1 "/tmp/ab/$which-$r.txt")"
+        done
+      done
+      AB_THIS=${REDUCTION_COMMIT:-unknown} AB_THAT=${AB_BASE_COMMIT:-base} \
+        python3 - "$OUT/history/ab_$tag.csv" /tmp/ab <<'PY' || status=1
+import csv, glob, os, sys
+out, folder = sys.argv[1], sys.argv[2]
+rows, header, meta = [], None, []
+for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+    which, r = os.path.basename(path)[:-4].split("-")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    data = [l for l in lines if not l.startswith("#")]
+    if not meta:
+        meta = [l for l in lines if l.startswith("#") and not l.startswith("# commit")]
+    header = ["round", "build"] + data[0].split(",")
+    for line in data[1:]:
+        rows.append([r, which] + next(csv.reader([line])))
+with open(out, "w", newline="") as f:
+    for m in meta:
+        f.write(m + "\n")
+    f.write(f"# builds: this = commit {os.environ['AB_THIS']}, base = commit {os.environ['AB_THAT']}; "
+            "the two programs alternate, one process per run\n")
+    w = csv.writer(f)
+    w.writerow(header)
+    w.writerows(rows)
+print(f"wrote {out}: {len(rows)} rows")
+PY
+      ;;
     *)
-      echo "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments)" >&2
+      echo "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments arch ab)" >&2
       exit 2
       ;;
   esac

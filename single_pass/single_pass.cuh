@@ -353,23 +353,23 @@ __device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::s
 }
 
 // Where the ticket path keeps its state, inside the caller's scratch (scratch_bytes):
-// the ticket (a counter of finished blocks) at byte 0, the launch tag at byte 64 (its
-// own 32-byte sector, so that reading it does not queue behind the ticket's atomics),
-// and from byte 128 (its own cache lines) one slot per block.
-constexpr std::size_t kTagOffset = 64;
+// the ticket (a counter of finished blocks) at byte 0, and from byte 128 (its own cache
+// lines) one slot per block.
 constexpr std::size_t kSlotsOffset = 128;
 
-// Values of 4 bytes travel in a tagged slot: one 64-bit word holding the launch's tag
-// (high half) and the value's bits (low half). 8-byte values are stored plainly and
-// published by the ticket's release (finish_with_ticket).
+// Values of 4 bytes travel in a tagged slot: one 64-bit word that is 0 when the slot is
+// empty and holds the tag kFull (high half) and the value's bits (low half) when it is
+// full. 8-byte values are stored plainly and published by the ticket's release
+// (finish_with_ticket).
 template <typename T>
 constexpr bool kTaggedSlots = sizeof(T) == 4;
+constexpr unsigned kFull = 1;
 
 template <typename T>
-__device__ __forceinline__ unsigned long long tag_value(unsigned tag, T v) {
+__device__ __forceinline__ unsigned long long tag_value(T v) {
   unsigned bits = 0;
   memcpy(&bits, &v, sizeof v);
-  return (static_cast<unsigned long long>(tag) << 32) | bits;
+  return (static_cast<unsigned long long>(kFull) << 32) | bits;
 }
 
 template <typename T>
@@ -386,40 +386,28 @@ __device__ __forceinline__ T untag_value(unsigned long long word) {
 // store it, then take the ticket with a release (the store is visible device-wide before
 // the ticket moves), and the last block's acquire on the ticket makes every released
 // store visible to it: three trips to L2 in a row before the last block can start
-// adding. For 4-byte values the kernel needs no release: each block stores {tag, value}
+// adding. For 4-byte values the kernel needs no release: each block stores {full, value}
 // as one 64-bit word and takes its ticket at once. The last block may then read a word
-// before its store has landed, so it reads each word until the word carries this
-// launch's tag.
-// The tag comes from the scratch (one more than the last launch's), read at the start
-// while the data loads are in flight; the last block writes it back for the next launch.
-// Tags repeat only after 2^32 launches on one scratch area.
-// The launch's tag, read by thread 0 at the start of a ticket-path kernel (other
-// threads get 0, and so do values that keep the fence).
-template <typename T>
-__device__ __forceinline__ unsigned read_launch_tag(const unsigned char* scratch) {
-  unsigned tag = 0;
-  if (kTaggedSlots<T> && threadIdx.x == 0) {
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(scratch + kTagOffset) : "memory");
-    tag = tag + 1 == 0 ? 1 : tag + 1;  // 0 is the zeroed scratch's tag: never used
-  }
-  return tag;
-}
-
+// before its store has landed, so it reads each word until the word is full.
+// The last block empties each slot after reading it, so every launch leaves every slot
+// it used at 0, whatever its grid: a full slot can only be this launch's, for any number
+// of launches with any mix of grids on one scratch area. It waits only for blocks that
+// have taken their tickets, which are already running, so it needs no other block to be
+// resident at the same time.
+//
 // Step 3 for a grid of more than one block: every thread of every block calls it, with
-// the block's value in thread 0's `v` and its tag from read_launch_tag.
+// the block's value in thread 0's `v`.
 template <typename T, typename Op, int kBlock>
-__device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restrict__ out,
-                                                   unsigned char* __restrict__ scratch, Op op) {
+__device__ __forceinline__ void finish_with_ticket(T v, T* __restrict__ out, unsigned char* __restrict__ scratch,
+                                                   Op op) {
   auto* ticket = reinterpret_cast<unsigned*>(scratch);
   __shared__ bool is_last;
-  __shared__ unsigned launch_tag;
   if (threadIdx.x == 0) {
     unsigned taken = 0;
     if constexpr (kTaggedSlots<T>) {
       auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(tag_value(tag, v)) : "memory");
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(tag_value(v)) : "memory");
       asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
-      launch_tag = tag;
     } else {
       // Release: this block's slot store happens before its ticket. Acquire: the block
       // that takes the last ticket reads from the ticket's release sequence (every
@@ -436,16 +424,16 @@ __device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restr
 
   // The last block adds the values in index order. Its reads go to L2 (relaxed.gpu
   // or __ldcg), never to a stale L1 line; what makes them see the other blocks' values
-  // is the tag (4-byte values) or the ticket's acquire (8-byte values).
+  // is the full tag (4-byte values) or the ticket's acquire (8-byte values).
   T w = Op::template identity<T>();
   if constexpr (kTaggedSlots<T>) {
-    const auto* slots = reinterpret_cast<const unsigned long long*>(scratch + kSlotsOffset);
-    const unsigned expected = launch_tag;
+    auto* slots = reinterpret_cast<unsigned long long*>(scratch + kSlotsOffset);
     for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
       unsigned long long word = 0;
       do {
         asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(slots + b) : "memory");
-      } while (static_cast<unsigned>(word >> 32) != expected);
+      } while (static_cast<unsigned>(word >> 32) != kFull);
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slots + b), "l"(0ull) : "memory");  // empty again
       w = op(w, untag_value<T>(word));
     }
   } else {
@@ -456,7 +444,6 @@ __device__ __forceinline__ void finish_with_ticket(T v, unsigned tag, T* __restr
   if (threadIdx.x == 0) {
     *out = w;
     *ticket = 0;  // ready for the next launch
-    if constexpr (kTaggedSlots<T>) *reinterpret_cast<unsigned*>(scratch + kTagOffset) = launch_tag;
   }
 }
 
@@ -464,14 +451,12 @@ template <typename T, typename Op, int kBlock, int kUnroll>
 __global__ void __launch_bounds__(kBlock)
     single_pass_kernel(const T* __restrict__ in, std::size_t n, std::size_t chunk, T* __restrict__ out,
                        unsigned char* __restrict__ scratch, Op op) {
-  // The tag is read first, so that its trip to L2 overlaps the data loads.
-  const unsigned tag = gridDim.x > 1 ? read_launch_tag<T>(scratch) : 0;
   const T v = block_chunk_reduce<T, Op, kBlock, kUnroll>(in, n, chunk, op);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = v;
     return;
   }
-  finish_with_ticket<T, Op, kBlock>(v, tag, out, scratch, op);
+  finish_with_ticket<T, Op, kBlock>(v, out, scratch, op);
 }
 
 // Mid-size n on Hopper (sm_90) and later: the grid is one thread-block cluster of
@@ -608,14 +593,19 @@ inline KernelAnswers& kernel_answers() {
 // launched with on the current device: 16 where a cluster of 16 of its blocks can be
 // resident (a non-portable size, allowed on the H100 and H200, after
 // cudaFuncSetAttribute(kernel, NonPortableClusterSizeAllowed) on this very address), else
-// 8 (the portable limit), else 0 (no clusters: compute capability below 9.0).
+// 8 (the portable limit), else 0 (no clusters: a device without them, or this kernel's
+// code compiled for an architecture before 9.0).
 template <typename Kernel>
 int cluster_blocks_for(Kernel kernel, int block) {
   const void* key = reinterpret_cast<const void*>(kernel);
-  return kernel_answers().get(key, Question::cluster_blocks, [kernel, block](int device) {
-    int major = 0;
-    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-    if (major < 9) return 0;
+  return kernel_answers().get(key, Question::cluster_blocks, [kernel, block](int) {
+    // Chosen by what the loaded kernel image holds, not by the device: a build for
+    // sm_80 runs on an H100 through the JIT compilation of its compute_80 PTX, whose
+    // cluster_kernel is the __trap() branch. ptxVersion is the virtual architecture the
+    // running code was compiled for (80 there, 90 for a build for sm_90).
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    if (attributes.ptxVersion < 90) return 0;
     for (int c : {16, 8}) {
       if (c > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
         cudaGetLastError();  // not allowed here: try the portable size
@@ -696,7 +686,7 @@ void launch_cluster(const T* in, std::size_t n, T* out, unsigned blocks, cudaStr
         "cluster_kernel launch");
 }
 
-// Scratch of the ticket path: the ticket, the tag, then one slot per block.
+// Scratch of the ticket path: the ticket, then one slot per block.
 template <typename T>
 std::size_t scratch_bytes(unsigned grid) {
   return kSlotsOffset + static_cast<std::size_t>(grid) * (kTaggedSlots<T> ? 8 : sizeof(T));
@@ -704,8 +694,8 @@ std::size_t scratch_bytes(unsigned grid) {
 
 // Enqueues the reduction with the grid from grid_for (which also picks the path: one
 // block, one cluster, or the ticket). `scratch` holds scratch_bytes<T>(grid) bytes,
-// zeroed once before the first launch; every launch leaves the ticket at zero and the
-// tag ready for the next launch.
+// zeroed once before the first launch; every launch leaves the ticket and every slot it
+// used at zero again. One launch in flight per scratch area (Workspace says why).
 template <typename T, typename Op, int kBlock = kDefaultBlock, int kUnroll = kDefaultUnroll>
 void launch(const T* in, std::size_t n, T* out, void* scratch, unsigned grid, cudaStream_t stream, Op op = Op{}) {
   check_value_type<T>();

@@ -37,8 +37,6 @@ T run_design(const warp_tools::Design& d, const std::vector<T>& host, T poison, 
   return result;
 }
 
-bool has_redux() { return gpu_test::device().cc_major >= 8; }
-
 }  // namespace
 
 TEST_CASE("warp tools: every float design is within its bound, partly full warps included", "[gpu][warp_tools]") {
@@ -63,7 +61,7 @@ TEST_CASE("warp tools: every float design is within its bound, partly full warps
 TEST_CASE("warp tools: every integer design is exact, partly full warps included", "[gpu][warp_tools]") {
   for (const auto& d : warp_tools::designs()) {
     if (d.element != warp_tools::Element::u32) continue;
-    if (d.needs_sm80 && !has_redux()) continue;
+    if (!d.runs_here()) continue;
     for (const std::size_t n : kSizes) {
       const std::vector<unsigned> host = warp_tools::make_u32_input(n, 5 + n);
       const unsigned ref = warp_tools::u32_reference(host, n);
@@ -82,7 +80,7 @@ TEST_CASE("warp tools: integer sums wrap modulo 2^32, so no order can hide a los
   const unsigned expected = 0x80000000u + (1u << 20) + 3u;
   REQUIRE(warp_tools::u32_reference(host, host.size()) == expected);
   for (const auto& d : warp_tools::designs()) {
-    if (d.element != warp_tools::Element::u32 || (d.needs_sm80 && !has_redux())) continue;
+    if (d.element != warp_tools::Element::u32 || !d.runs_here()) continue;
     unsigned grid = 0;
     INFO(d.key);
     CHECK(run_design(d, host, ~expected, &grid) == expected);

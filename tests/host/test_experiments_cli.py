@@ -43,6 +43,10 @@ for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "exp
                "Exit codes"):
     expect(f"--help names {needle!r}", needle in out, f"output {out!r}")
 
+# A design whose sum the memory model does not promise is named a diagnostic in --help.
+if name == "finish":
+    expect("finish --help calls fence a racy diagnostic", "fence (diagnostic, racy" in out, f"output {out!r}")
+
 with tempfile.TemporaryDirectory() as scratch:
     missing = os.path.join(scratch, "no", "such", "dir")
     for args, needle in [

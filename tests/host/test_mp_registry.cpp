@@ -7,6 +7,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -166,4 +167,22 @@ TEST_CASE("runner: --help and --list need no device", "[mp][cli]") {
   const Outcome list = run_main({"--list"});
   CHECK(list.code == 0);
   CHECK(list.out == mixed_precision::registry_listing());
+}
+
+TEST_CASE("every variant refuses inputs that are not 16-byte aligned, before touching the GPU", "[mp][registry]") {
+  // The kernel reads x and y as 16-byte vectors; a pointer one element past a boundary
+  // would fault, so the launcher throws first (the pointers are never dereferenced here).
+  alignas(16) static unsigned char bytes[64];
+  for (const auto& v : mixed_precision::registry()) {
+    INFO(v.id);
+    mixed_precision::DotArgs a;
+    a.n = 8;
+    a.grid = 1;
+    a.x = bytes + mixed_precision::element_bytes(v.element);
+    a.y = bytes;
+    CHECK_THROWS_AS(v.launch(a), std::invalid_argument);
+    a.x = bytes;
+    a.y = bytes + 16 + mixed_precision::element_bytes(v.element);
+    CHECK_THROWS_AS(v.launch(a), std::invalid_argument);
+  }
 }

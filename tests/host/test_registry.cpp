@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -181,5 +182,19 @@ TEST_CASE("Passes: one launch per pass, each reading the last one's output, alte
         if (i + 1 < passes.size()) CHECK(p.dst == (i % 2 == 0 ? scratch : second));
       }
     }
+  }
+}
+
+TEST_CASE("stages 02-05 refuse a block size their tree cannot take, before touching the GPU", "[registry]") {
+  // The registry accepts only powers of two for them; a launcher called directly with
+  // another size throws instead of summing some element twice or never.
+  for (const char* key : {"02", "03", "04", "05"}) {
+    const reduction::Stage* s = reduction::find_stage(key);
+    REQUIRE(s != nullptr);
+    reduction::StageArgs a;
+    a.n = 1000;
+    a.block = 96;
+    INFO("stage " << key);
+    CHECK_THROWS_AS(s->launch(a), std::invalid_argument);
   }
 }
