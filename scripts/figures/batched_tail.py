@@ -23,7 +23,8 @@ def inputs(dg, root, results):
     path, text, _ = dg.stage_source(root, "10")
     loads = dg.code_constant(root, path, "kLoads")
     main = dg.require_line(root, path, r"for \(; i \+ \(kLoads - 1\) \* stride < n; i \+= kLoads \* stride\)")
-    tail = dg.require_line(root, path, r"for \(; i < n; i \+= stride\) sum\[0\] \+= in\[i\];")
+    tail = dg.require_line(root, path, r"last\[k\] = i \+ k \* stride < n \? in\[i \+ k \* stride\] : 0\.0f;")
+    dg.require_line(root, path, r"sum\[k\] \+= last\[k\];")
     table = result_files.load(results / "reduce_2p24.csv")
     row = [r for r in table.rows if r["key"] == "10"]
     if len(row) != 1 or int(float(row[0]["n"])) != N:
@@ -50,12 +51,13 @@ def draw(dg, plt, d):
     gap_w = 3.4
     width = x0 + 3 * step + gap_w + max(left, 1) * (trip + add + 0.1) + 7.0
     row_h = k * (bar + gap)
-    height = 10.2 + 2 * row_h + (2.0 if d["alt_loads"] != k else 1.2)
+    height = 11.0 + 2 * row_h + (2.0 if d["alt_loads"] != k else 1.2)
     c = dg.Canvas(plt, width, height, 0.27)
     c.text(0.4, 0.8, f"Stage 10 at n = 2^24: one thread's {d['elements']} elements, {rounds} rounds of {k} loads and "
            f"{left} left over", size=11, ha="left", weight="bold")
-    c.code(0.4, 1.8, f"{d['code'][0]}   ...   {d['code'][1]}", size=7, color=dg.GREY)
-    c.text(0.4, 2.7, f"{d['source']}: grid {d['grid']} x block {d['block']} = {d['threads']} threads "
+    c.code(0.4, 1.7, f"{d['code'][0]}  (the rounds)", size=7, color=dg.GREY)
+    c.code(0.4, 2.5, f"{d['code'][1]}  (the last round)", size=7, color=dg.GREY)
+    c.text(0.4, 3.4, f"{d['source']}: grid {d['grid']} x block {d['block']} = {d['threads']} threads "
            f"({d['file']}); 2^24 / {d['threads']} = {d['elements']} elements a thread ({d['more']} threads have one "
            "more).", size=7.5, ha="left")
 
@@ -100,7 +102,7 @@ def draw(dg, plt, d):
         c.text(width - 0.4, y + row_h / 2, f"{trips} trips\nto memory", size=8.5, ha="right", weight="bold")
         return x_tail
 
-    y1 = 4.8
+    y1 = 5.6
     xt = lane(y1, "leftovers one\nafter another", True)
     c.text(xt + 0.1, y1 - 0.45, f"{left} loads, each after the add before it", size=6.5, color=dg.VERMILLION,
            ha="left")
