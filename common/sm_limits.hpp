@@ -8,25 +8,22 @@
 
 namespace common {
 
-constexpr int sm_max_threads() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return 1024;  // 7.5 (Turing)
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-  return 1536;  // 8.6, 8.9 (Ampere and Ada consumer parts), 12.x (Blackwell consumer parts)
-#else
-  return 2048;  // 8.0, 8.7, 9.0, 10.x and the host pass
-#endif
+// Threads and blocks one SM holds for compute capability `arch` (75, 80, 86, 89, 90, ...).
+constexpr int max_threads_for_arch(int arch) {
+  return arch < 80 ? 1024 : (arch == 86 || arch == 89 || arch >= 120) ? 1536 : 2048;
+}
+constexpr int max_blocks_for_arch(int arch) {
+  return (arch < 80 || arch == 86 || arch == 87) ? 16 : (arch == 89 || arch >= 120) ? 24 : 32;
 }
 
-constexpr int sm_max_blocks() {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
-  return 16;  // 7.5, 8.6, 8.7
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-  return 24;    // 8.9, 12.x
+#ifdef __CUDA_ARCH__
+constexpr int kCompiledArch = __CUDA_ARCH__ / 10;  // the device pass being compiled
 #else
-  return 32;    // 8.0, 9.0, 10.x and the host pass
+constexpr int kCompiledArch = 90;  // the host pass: launch bounds do not matter there
 #endif
-}
+
+constexpr int sm_max_threads() { return max_threads_for_arch(kCompiledArch); }
+constexpr int sm_max_blocks() { return max_blocks_for_arch(kCompiledArch); }
 
 // The minimum blocks per SM for __launch_bounds__(block, ...): `wanted`, but no more
 // than the target's SM holds (in threads and in blocks), and at least 1.
