@@ -134,7 +134,7 @@ has_build_system() { [ -f "$1/build.ninja" ] || [ -f "$1/Makefile" ]; }
 # the preset's or ROOT/build) that is not a folder or cannot be made one. Writes nothing.
 check_build_env() {
   local program=$1 sentence build what="the build directory"
-  if [ -n "${JOBS+x}" ]; then check_whole_number "$program" JOBS "$JOBS" 1 4096; fi
+  if [ -n "${JOBS:-}" ]; then check_whole_number "$program" JOBS "$JOBS" 1 4096; fi
   if [ -n "${PRESET:-}" ]; then
     sentence=$(preset_binary_dir "$(repo_root)" "$PRESET" 2>&1) || refuse "$program" "$sentence"
   fi

@@ -36,7 +36,7 @@ case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
 [ $# -eq 0 ] || OUT=$1
 BUILD_DIR=${BUILD_DIR:-/tmp/build-access}
 PRESET="" check_build_env "$program"
-[ -z "${OUT+x}" ] || check_output_dir "$program" OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 detect_gpu "$program"
 OUT=${OUT:-results/$gpu}
 check_output_dir "$program" OUT "$OUT"

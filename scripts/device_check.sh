@@ -41,9 +41,8 @@ for step in "${steps[@]}"; do
       "arch ab)." ;;
   esac
 done
-for k in ${TABLE_SIZES-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
-[ -n "${TABLE_SIZES-24 28}" ] || refuse "$program" "TABLE_SIZES is empty: give exponents such as \"24 28\"."
-for arch in ${ARCHS-80 80-virtual}; do
+for k in ${TABLE_SIZES:-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
+for arch in ${ARCHS:-80 80-virtual}; do
   [[ $arch =~ ^[0-9]{2,3}[a-z]?(-real|-virtual)?$ ]] ||
     refuse "$program" "ARCHS item '$arch' is not a CUDA architecture such as 80, 90a or 80-virtual."
 done
@@ -59,7 +58,7 @@ if [[ " ${steps[*]} " == *" ab "* ]]; then
     refuse "$program" "AB_TAG '${AB_TAG:-}' is not a name for history/ab_<AB_TAG>.csv (letters, digits, . _ -)."
 fi
 PRESET="" check_build_env "$program"
-[ -z "${OUT+x}" ] || check_output_dir "$program" OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 
 # A GPU, before anything is built or written; the results go to its folder.
 detect_gpu "$program"

@@ -30,7 +30,7 @@ for step in $STEPS; do
   esac
 done
 PRESET="" check_build_env device_library.sh
-[ -z "${OUT+x}" ] || check_output_dir device_library.sh OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir device_library.sh OUT "$OUT"
 detect_gpu device_library.sh
 OUT=${OUT:-results/$gpu}
 check_output_dir device_library.sh OUT "$OUT"

@@ -26,11 +26,11 @@ source scripts/common.sh
 case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
 [ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set OUT, BUILD_DIR, TABLE_SIZES or SANITIZE_SIZES" \
   "instead."
-for k in ${TABLE_SIZES-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
-for n in ${SANITIZE_SIZES-1025 1048579}; do check_whole_number "$program" "SANITIZE_SIZES item" "$n" 1 1073741824; done
+for k in ${TABLE_SIZES:-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
+for n in ${SANITIZE_SIZES:-1025 1048579}; do check_whole_number "$program" "SANITIZE_SIZES item" "$n" 1 1073741824; done
 BUILD_DIR=${BUILD_DIR:-/tmp/build-mp}
 PRESET="" check_build_env "$program"
-[ -z "${OUT+x}" ] || check_output_dir "$program" OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 detect_gpu "$program"
 OUT=${OUT:-results/$gpu}
 check_output_dir "$program" OUT "$OUT"

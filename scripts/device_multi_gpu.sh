@@ -25,7 +25,7 @@ if [ $# -gt 0 ]; then
 fi
 BUILD_DIR=${BUILD_DIR:-/tmp/build-multi-gpu}
 check_output_dir device_multi_gpu.sh BUILD_DIR "$BUILD_DIR"
-[ -z "${OUT+x}" ] || check_output_dir device_multi_gpu.sh OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir device_multi_gpu.sh OUT "$OUT"
 detect_gpu device_multi_gpu.sh
 export NCCL_NVLS_ENABLE=0
 present=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c .)

@@ -21,7 +21,7 @@ if [ $# -gt 0 ]; then
 fi
 BUILD_DIR=${BUILD_DIR:-/tmp/build-peers}
 check_output_dir device_peers.sh BUILD_DIR "$BUILD_DIR"
-[ -z "${OUT+x}" ] || check_output_dir device_peers.sh OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir device_peers.sh OUT "$OUT"
 detect_gpu device_peers.sh
 OUT=${OUT:-results/$gpu}
 SWEEP=${SWEEP:-2^10:2^30}

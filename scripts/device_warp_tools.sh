@@ -43,7 +43,7 @@ if [ -z "$sanitizer" ] || [ ! -x "$sanitizer" ]; then
   fail_usage "compute-sanitizer was not found (looked on PATH, in \$CUDA_HOME/bin and /usr/local/cuda/bin); it comes" \
     "with the CUDA toolkit: add its bin directory to PATH or set COMPUTE_SANITIZER."
 fi
-[ -z "${OUT+x}" ] || check_output_dir "$program" OUT "$OUT"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 
 # A GPU (nvidia-smi), and a plain run that finds it: with none, stop before any file or
 # folder is written.

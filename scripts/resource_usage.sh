@@ -18,7 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
 case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
 [ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set ARCH (such as sm_80) or NVCC instead."
-ARCH=${ARCH-sm_90}
+ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || refuse "$program" "nvcc was not found as '$NVCC': add the CUDA toolkit's bin folder to" \
   "PATH or set NVCC=/path/to/nvcc."

@@ -317,7 +317,6 @@ try:
         (["device_check.sh", "ab"], {}, "AB_BASE"),
         (["device_check.sh", "ab"], {"AB_BASE": str(sandbox / "notbuild")}, "AB_BASE"),
         (["device_check.sh"], {"OUT": str(user_file)}, "is not a directory"),
-        (["device_check.sh"], {"OUT": ""}, "is not a directory name"),
         (["device_check.sh"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
         (["device_check.sh"], {"JOBS": "abc"}, "JOBS 'abc'"),
         (["device_library.sh"], {"STEPS": "build bogus"}, "unknown step 'bogus'"),
@@ -413,12 +412,14 @@ try:
     case("run_doc_commands --out", ["run_doc_commands.py", "--out", str(read_only)], 2, needle="read-only")
     # Environment values, as the programs check theirs.
     case("ARCH", ["resource_usage.sh"], 2, env={"ARCH": "sm_bogus"}, needle="ARCH 'sm_bogus'")
-    case("ARCH ''", ["resource_usage.sh"], 2, env={"ARCH": ""}, needle="ARCH ''")
     case("NVCC", ["resource_usage.sh"], 2, env={"NVCC": str(sandbox / "none")}, needle="nvcc was not found")
-    for jobs in ("abc", "0", "-3", ""):
+    for jobs in ("abc", "0", "-3", "5000"):
         case("JOBS", ["run_all.sh"], 2, env={"JOBS": jobs, "BUILD_DIR": str(sandbox / "jb")}, needle=f"JOBS '{jobs}'")
         case("JOBS", ["test.sh", "-L", "host"], 2, env={"JOBS": jobs, "BUILD_DIR": str(sandbox / "jb")},
              needle=f"JOBS '{jobs}'")
+    # An empty value means the default, as ${VAR:-default} reads it.
+    case("JOBS ''", ["run_all.sh"], 3, env={"JOBS": "", "BUILD_DIR": str(sandbox / "jb")}, writes=(sandbox / "jb",),
+         tools=True, one_sentence=False, needle="No CUDA device")
     case("PRESET", ["run_all.sh"], 2, env={"PRESET": "nosuch"}, needle="PRESET 'nosuch' is not a configure preset")
     case("PRESET", ["test.sh"], 2, env={"PRESET": "nosuch"}, needle="PRESET 'nosuch' is not a configure preset")
 
