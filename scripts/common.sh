@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts. Sourced, not run.
 #  - Refusals as the programs make them: one sentence on stderr naming the value and
 #    what is allowed, exit 2, before anything is written (refuse, check_whole_number,
@@ -267,5 +268,6 @@ detect_gpu() {
     exit 3
   fi
   gpu_name=$(echo "$gpu_name" | head -n 1)
+  # shellcheck disable=SC2034  # read by the scripts that call detect_gpu
   gpu=$(gpu_short_name "$gpu_name")
 }
