@@ -177,6 +177,8 @@ fi
 ncu_version=$("$ncu" --version 2>&1 | grep -m1 -iE 'version' || echo unknown)
 metrics=$(python3 "$root/scripts/ncu_table.py" --metrics)
 
+# A GPU before anything is written (the reports' folder included).
+detect_gpu "$program"
 mkdir -p -- "$out" 2>/dev/null || usage_error "--out '$out': cannot create that directory."
 limit=()
 if command -v timeout >/dev/null 2>&1; then limit=(timeout --kill-after=10 600); fi

@@ -381,6 +381,18 @@ try:
     case("sanitize.sh --logs", ["sanitize.sh", "--logs", str(user_file)], 2, needle="is not a directory")
     case("profile.sh --out", ["profile.sh", "--out", str(user_file), "--build", str(stand_in_build(sandbox / "pb"))],
          2, needle="is not a directory")
+    # The two GPU scripts that take a build: exit 3 before their folders or files exist.
+    listing_build = sandbox / "listing_build"
+    (listing_build / "reduction").mkdir(parents=True)
+    (listing_build / "reduction" / "reduce").write_text(
+        "#!/bin/sh\ncase \" $* \" in *\" --list \"*) printf '13\\tlast_block\\tstage\\tx\\ty\\tz\\n'; exit 0 ;; esac\n"
+        "echo 'reduce: No CUDA device was found.' >&2\nexit 3\n")
+    (listing_build / "reduction" / "reduce").chmod(0o755)
+    case("profile.sh no GPU", ["profile.sh", "13", "--build", str(listing_build), "--out", str(sandbox / "prof")], 3,
+         env={"NCU": str(sanitizer)}, needle=NO_GPU)
+    case("sanitize.sh no GPU", ["sanitize.sh", "13", "--build", str(listing_build), "--out", str(sandbox / "s.txt"),
+                                "--logs", str(sandbox / "logs")], 3, env={"COMPUTE_SANITIZER": str(sanitizer)},
+         needle="No CUDA device")
     for argv in (["plot.py"], ["plot_access.py"], ["compare_bits.py", a, b], ["diagrams.py"], ["update_docs.py"],
                  ["run_doc_commands.py"], ["ncu_table.py", "stage=export.csv"], ["prose_words.py"]):
         case(f"{argv[0]} --bogus", [*argv, "--bogus"], 2, needle="--bogus")
