@@ -52,38 +52,58 @@ check_output_dir() {
 
 # tee_atomic FILE: as tee FILE, but FILE is written through a new file beside it and
 # renamed into place when the input ends, so it is never left partly written and
-# nothing else is touched. Exit status: tee's, or 1 when FILE could not be written.
-tee_atomic() {
-  local target=$1 temp rc=0 helper
+# nothing else is touched (an interrupted run leaves FILE as it was). Runs in a
+# subshell of its own. Exit status: tee's, or 1 when FILE could not be written.
+tee_atomic() (
+  target=$1
   helper="$(repo_root)/scripts/output_files.py"
   if ! temp=$(python3 "$helper" temp "$target"); then
     echo "$(basename "$0"): $temp" >&2
     cat
-    return 1
+    exit 1
   fi
+  trap 'rm -f -- "$temp"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  rc=0
   tee -- "$temp" || rc=$?
   if [ "$rc" -eq 0 ]; then
     python3 "$helper" commit "$temp" "$target" >&2 || rc=1
   fi
-  [ ! -e "$temp" ] || rm -f -- "$temp"
-  return "$rc"
-}
+  exit "$rc"
+)
 
 # log_to FILE: from here on, everything the script prints also goes to FILE, through
-# tee_atomic; FILE is in place when the script exits (an EXIT trap waits for it).
+# tee_atomic; FILE is in place when the script exits (the EXIT trap waits for it).
 log_to() {
   exec > >(tee_atomic "$1") 2>&1
   _log_pid=$!
-  trap '_finish_log' EXIT
-}
-_finish_log() {
-  exec >&- 2>&-
-  wait "$_log_pid" 2>/dev/null || true
+  trap _on_exit EXIT
 }
 
-# scratch_file NAME: a new empty file for a log or other scratch output, in TMPDIR (never
-# in the repository or beside the build directory).
+# scratch_file NAME: prints the name of a new empty file for a build log or other scratch
+# output, in TMPDIR (never in the repository or beside the build directory); it is
+# removed when the script exits (the EXIT trap). Call it as var=$(scratch_file NAME) and
+# then keep_scratch "$var", or use new_scratch VAR NAME, which does both.
+keep_scratch() { _scratch_files+=("$1"); trap _on_exit EXIT; }
 scratch_file() { mktemp "${TMPDIR:-/tmp}/$1.XXXXXX"; }
+new_scratch() {
+  local file
+  file=$(scratch_file "$2") || exit 1
+  keep_scratch "$file"
+  printf -v "$1" '%s' "$file"
+}
+
+# The EXIT trap of log_to and new_scratch: removes the scratch files, then closes the
+# output so the log's tee_atomic puts the log in place, and waits for it.
+_scratch_files=()
+_on_exit() {
+  [ ${#_scratch_files[@]} -eq 0 ] || rm -f -- "${_scratch_files[@]}"
+  if [ -n "${_log_pid:-}" ]; then
+    exec >&- 2>&-
+    wait "$_log_pid" 2>/dev/null || true
+  fi
+}
 
 # The binaryDir of configure preset $2 in $1/CMakePresets.json (following "inherits");
 # fails, saying which presets there are, when there is no such preset.

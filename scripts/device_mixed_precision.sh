@@ -40,7 +40,7 @@ status=0
 start=$SECONDS
 
 echo "=== build ($BUILD_DIR)"
-log=$(scratch_file device_mixed_precision_build)
+new_scratch log device_mixed_precision_build
 configure_for_device >"$log" 2>&1 || {
   tail -40 "$log"
   exit 1

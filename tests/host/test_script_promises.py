@@ -335,6 +335,32 @@ try:
     ]:
         case("bad input", argv, 2, env=env, needle=needle)
 
+    # With a GPU (a stand-in nvidia-smi naming an H100): the results go to results/h100,
+    # each file written whole, and nothing else changes.
+    gpu_bin = work / "gpu_bin"
+    gpu_bin.mkdir()
+    (gpu_bin / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n")
+    (gpu_bin / "nvidia-smi").chmod(0o755)
+    with_gpu = {"PATH": f"{gpu_bin}{os.pathsep}{BASE_ENV['PATH']}"}
+    table_build = sandbox / "table_build"
+    (table_build / "reduction").mkdir(parents=True)
+    (table_build / "reduction" / "reduce").write_text(
+        '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --csv ] && printf "key,gbs\\n01,1\\n" > "$2"; shift; done\n'
+        'echo "01 reduce table"\n')
+    (table_build / "reduction" / "reduce").chmod(0o755)
+    h100 = repo / "results" / "h100"
+    case("a GPU: device_check.sh table", ["device_check.sh", "table"], 0, env={**with_gpu, "TABLE_SIZES": "20",
+         "BUILD_DIR": str(table_build)}, writes=(h100 / "reduce_2p20.csv", h100 / "reduce_2p20.txt"))
+    check((h100 / "reduce_2p20.txt").read_text() == "01 reduce table\n" and
+          (h100 / "reduce_2p20.csv").read_text() == "key,gbs\n01,1\n",
+          "device_check.sh table on an H100 writes results/h100/reduce_2p20.csv and .txt")
+    case("a GPU: a failed build", ["device_occupancy.sh"], 1, env={**with_gpu, "BUILD_DIR": str(sandbox / "ob"),
+         "CMAKE_ARGS": "-DCMAKE_CUDA_ARCHITECTURES=bogus"}, writes=(h100 / "occupancy_device.txt",), tools=True,
+         one_sentence=False)
+    log = (h100 / "occupancy_device.txt").read_text() if (h100 / "occupancy_device.txt").exists() else ""
+    check("=== build" in log and "configuring" in log,
+          f"device_occupancy.sh's log is in place, whole, when it exits: {log[-300:]!r}")
+
     # ---- 3. No tracebacks: outputs that cannot be written -------------------------------
     a, b = str(sandbox / "results" / "a.csv"), str(sandbox / "results" / "b.csv")
     case("diagrams", ["diagrams.py", "--out", "/dev/full"], 2, needle="is not a directory")
@@ -495,6 +521,8 @@ try:
             aligned += ok
         check(aligned >= 5, f"--help was checked on {aligned} programs of {BUILD} (expected the runner, the stages, "
                             "the other programs)")
+    else:
+        print("note: no BUILD_DIR given, so no program's --help was checked (not counted as passed)")
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
