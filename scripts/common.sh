@@ -82,19 +82,16 @@ log_to() {
 }
 
 # scratch_file NAME: prints the name of a new empty file for a build log or other scratch
-# output, in TMPDIR (never in the repository or beside the build directory); it is
-# removed when the script exits (the EXIT trap). Call it as var=$(scratch_file NAME) and
-# then keep_scratch "$var", or use new_scratch VAR NAME, which does both.
-keep_scratch() { _scratch_files+=("$1"); trap _on_exit EXIT; }
+# output, in TMPDIR (never in the repository or beside the build directory).
+# remove_at_exit FILE: FILE is removed when the script exits (the EXIT trap). Together:
+#   log=$(scratch_file NAME) && remove_at_exit "$log"
 scratch_file() { mktemp "${TMPDIR:-/tmp}/$1.XXXXXX"; }
-new_scratch() {
-  local file
-  file=$(scratch_file "$2") || exit 1
-  keep_scratch "$file"
-  printf -v "$1" '%s' "$file"
+remove_at_exit() {
+  _scratch_files+=("$1")
+  trap _on_exit EXIT
 }
 
-# The EXIT trap of log_to and new_scratch: removes the scratch files, then closes the
+# The EXIT trap of log_to and remove_at_exit: removes the scratch files, then closes the
 # output so the log's tee_atomic puts the log in place, and waits for it.
 _scratch_files=()
 _on_exit() {

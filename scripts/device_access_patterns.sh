@@ -75,7 +75,7 @@ profile_args() {
 }
 
 echo "=== build ($BUILD_DIR)"
-new_scratch log device_access_patterns_build
+log=$(scratch_file device_access_patterns_build) && remove_at_exit "$log" || exit 1
 targets=(access_host_tests access_gpu_tests)
 for p in "${programs[@]}"; do targets+=("access_$p"); done
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then

@@ -22,7 +22,7 @@
 # built or written).
 set -uo pipefail
 program=device_check.sh
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 steps=("$@")

@@ -14,7 +14,7 @@
 # (default 2^10:2^30), STEPS (default "build test sanitize sweep"). Exit code: 0 when every
 # step succeeded, 1 when one failed, 2 bad usage, 3 no GPU.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 if [ $# -gt 0 ]; then

@@ -40,7 +40,7 @@ status=0
 start=$SECONDS
 
 echo "=== build ($BUILD_DIR)"
-new_scratch log device_mixed_precision_build
+log=$(scratch_file device_mixed_precision_build) && remove_at_exit "$log" || exit 1
 configure_for_device >"$log" 2>&1 || {
   tail -40 "$log"
   exit 1

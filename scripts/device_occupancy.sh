@@ -37,7 +37,7 @@ start=$SECONDS
 bin=$BUILD_DIR/occupancy
 
 echo "=== build ($BUILD_DIR)"
-new_scratch log device_occupancy_build
+log=$(scratch_file device_occupancy_build) && remove_at_exit "$log" || exit 1
 if ! { configure_for_device >"$log" 2>&1 &&
   cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target 01_thread_hierarchy 02_resource_usage \
     03_occupancy_sweep occupancy_host_tests occupancy_gpu_tests >>"$log" 2>&1; }; then

@@ -13,7 +13,7 @@
 # Environment: OUT (default results/<gpu>), BUILD_DIR (default /tmp/build-peers), SWEEP
 # (default 2^10:2^30). Exit code: 0 when every step that ran succeeded, else 1.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 if [ $# -gt 0 ]; then

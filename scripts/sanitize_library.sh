@@ -74,7 +74,7 @@ fi
 
 mkdir -p -- "$out/sanitize_library" || exit 1
 # The summary is written whole at the end (tee_atomic); until then it grows here.
-new_scratch summary sanitize_library
+summary=$(scratch_file sanitize_library) && remove_at_exit "$summary" || exit 1
 {
   echo "# compute-sanitizer over the single-pass library: $(date -u +%Y-%m-%dT%H:%M:%SZ)," \
     "$("$sanitizer" --version 2>&1 | grep -m1 -i version)"
