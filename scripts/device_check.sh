@@ -43,8 +43,8 @@ for step in "${steps[@]}"; do
 done
 for k in ${TABLE_SIZES:-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
 for arch in ${ARCHS:-80 80-virtual}; do
-  [[ $arch =~ ^[0-9]{2,3}[a-z]?(-real|-virtual)?$ ]] ||
-    refuse "$program" "ARCHS item '$arch' is not a CUDA architecture such as 80, 90a or 80-virtual."
+  [[ $arch =~ ^([0-9]{2,3}[a-z]?(-real|-virtual)?|all|all-major|native)$ ]] ||
+    refuse "$program" "ARCHS item '$arch' is not a CUDA architecture such as 80, 90a, 80-virtual or native."
 done
 for e in ${EXPERIMENTS:-}; do
   [[ $e =~ ^[A-Za-z0-9_]+$ ]] || refuse "$program" "EXPERIMENTS item '$e' is not an experiment's name (letters," \
@@ -141,7 +141,8 @@ for step in "${steps[@]}"; do
         if PRESET="" BUILD_DIR=$dir configure_build_dir -DCMAKE_CUDA_ARCHITECTURES="$arch" -DREDUCTION_BUILD_TESTS=ON \
           ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH"} >"$OUT/build_arch_$arch.log" 2>&1 &&
           cmake --build "$dir" --parallel "$(nproc)" >>"$OUT/build_arch_$arch.log" 2>&1; then
-          ctest --test-dir "$dir" -L gpu --output-on-failure 2>&1 | tee_atomic "$OUT/ctest_gpu_arch_$arch.txt" | tail -15
+          ctest --test-dir "$dir" -L gpu --output-on-failure 2>&1 | tee_atomic "$OUT/ctest_gpu_arch_$arch.txt" |
+            tail -15
           [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         else
           tail -30 "$OUT/build_arch_$arch.log"

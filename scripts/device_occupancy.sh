@@ -124,7 +124,8 @@ echo "=== 01_thread_hierarchy"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== 02_resource_usage"
-"$bin/02_resource_usage" --csv "$OUT/occupancy_02_resource_usage.csv" | tee_atomic "$OUT/occupancy_02_resource_usage.txt"
+"$bin/02_resource_usage" --csv "$OUT/occupancy_02_resource_usage.csv" |
+  tee_atomic "$OUT/occupancy_02_resource_usage.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== 03_occupancy_sweep"

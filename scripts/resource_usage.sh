@@ -20,8 +20,8 @@ case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
 [ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set ARCH (such as sm_80) or NVCC instead."
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
-command -v "$NVCC" >/dev/null || refuse "$program" "nvcc was not found as '$NVCC': add the CUDA toolkit's bin folder to" \
-  "PATH or set NVCC=/path/to/nvcc."
+command -v "$NVCC" >/dev/null ||
+  refuse "$program" "nvcc was not found as '$NVCC': add the CUDA toolkit's bin folder to PATH or set NVCC=/path/to/nvcc."
 # The architectures this nvcc compiles for (sm_XX), as it lists them.
 known=$("$NVCC" --list-gpu-code 2>/dev/null | grep -E '^sm_' | tr '\n' ' ' || true)
 # (sm_90a and sm_100f, the variants of a listed one, are taken too.)
