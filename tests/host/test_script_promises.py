@@ -36,6 +36,7 @@ BUILD = Path(os.path.abspath(sys.argv[2])) if len(sys.argv) > 2 else None
 REAL_PYTHON = sys.executable
 
 passed = 0
+invocations = 0
 failures: list[str] = []
 
 
@@ -224,6 +225,8 @@ def case(name: str, argv: list[str], rc: int, *, env: dict | None = None, needle
     """Runs one invocation and checks it: the exit code, one sentence on stderr for exits
     2 and 3 (with `needle` in it), no traceback, no build tool run unless `tools`, and no
     change under the repository copy and the sandbox except below the `writes` paths."""
+    global invocations
+    invocations += 1
     (state_dir / "calls.log").unlink(missing_ok=True)
     before = snapshot(repo, sandbox)
     code, out, err = run(argv, env, cwd)
@@ -512,11 +515,13 @@ try:
             lines = r.stdout.splitlines()
             if r.returncode != 0 or not any(line.startswith("usage:") for line in lines):
                 continue
+            # The options' help text starts in column 24 (common/cli.cpp); so must --help's.
             help_line = [line for line in lines if line.lstrip().startswith("--help, -h")]
-            options = [line for line in lines if line.startswith("  --") and not line.lstrip().startswith("--help")
-                       and len(line) > 24 and line[23] == " " and line[24] != " "]
+            options = [line for line in lines if line.startswith("  --") and not line.lstrip().startswith("--help")]
+            text_columns = {len(line) - len(line[2:].split("  ", 1)[1].lstrip())
+                            for line in options if "  " in line[2:].strip()}
             column = {len(line) - len(line[12:].lstrip()) for line in help_line}
-            ok = len(help_line) == 1 and column == {24} and all(line[24] != " " for line in options)
+            ok = len(help_line) == 1 and column == {24} and text_columns <= {24}
             check(ok, f"{p.relative_to(BUILD)} --help: '--help, -h' is in the options' column: {help_line}")
             aligned += ok
         check(aligned >= 5, f"--help was checked on {aligned} programs of {BUILD} (expected the runner, the stages, "
@@ -528,5 +533,6 @@ finally:
 
 for f in failures:
     print("FAILED:", f)
+print(f"{invocations} invocations of the scripts replayed")
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
