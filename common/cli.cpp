@@ -302,10 +302,23 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The longest file name directory `dir` takes (255 when the system does not say).
+std::size_t name_max(const std::string& dir) {
+  const long limit = pathconf(dir.c_str(), _PC_NAME_MAX);
+  return limit > 0 ? static_cast<std::size_t>(limit) : 255;
+}
+
 // A new, empty file of a unique name beside `path` (".NAME.XXXXXX" in its
-// directory), open for writing; -1 with errno set when it cannot be created.
+// directory, NAME shortened where the whole would pass the file system's limit on a
+// name), open for writing; -1 with errno set when it cannot be created.
+
 int create_temp_beside(const std::string& path, std::string& temp) {
-  temp = directory_of(path) + "/." + base_name(path) + ".XXXXXX";
+  const std::string dir = directory_of(path);
+  std::string base = base_name(path);
+  const std::size_t limit = name_max(dir);
+  const std::size_t extra = std::string("..XXXXXX").size();
+  if (base.size() + extra > limit) base.resize(limit > extra ? limit - extra : 0);
+  temp = dir + "/." + base + ".XXXXXX";
   std::vector<char> name(temp.begin(), temp.end());
   name.push_back('\0');
   const int fd = mkstemp(name.data());
@@ -334,6 +347,10 @@ std::string output_path_problem(const std::string& path, const std::string& what
   if (stat(dir.c_str(), &dst) != 0)
     return "cannot write " + what + " file '" + path + "': the directory '" + dir + "' does not exist.";
   if (!S_ISDIR(dst.st_mode)) return "cannot write " + what + " file '" + path + "': '" + dir + "' is not a directory.";
+  const std::size_t limit = name_max(dir);
+  if (base_name(path).size() > limit)
+    return "cannot write " + what + " file '" + path + "': its name is " + std::to_string(base_name(path).size()) +
+           " bytes long, and the directory '" + dir + "' takes names of at most " + std::to_string(limit) + ".";
   std::string temp;
   const int fd = create_temp_beside(path, temp);
   if (fd < 0)
@@ -480,7 +497,9 @@ std::string ArgParser::help() const {
       left += "\n" + std::string(24, ' ');
     out << left << s.help << "\n";
   }
-  out << "  --help, -h              print this help\n";
+  std::string help_left = "  --help, -h";  // in the same column as the options above
+  help_left.resize(24, ' ');
+  out << help_left << "print this help\n";
   out << "\n" << number_grammar() << "\n";
   if (!epilog_.empty()) out << "\n" << epilog_ << "\n";
   return out.str();

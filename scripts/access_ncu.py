@@ -21,11 +21,10 @@ program is left out of the CSV, the other programs are written).
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import sys
 
+import output_files  # scripts/output_files.py: checked first, then written whole
 import result_files  # scripts/result_files.py: reads the exports, writes the CSV
 
 # Every metric here is a count (or a duration): a row's kernels are summed.
@@ -191,12 +190,17 @@ def main(argv: list[str]) -> int:
     if "--metrics" in argv:
         print(",".join(METRICS))
         return 0
-    p = argparse.ArgumentParser(description="Sectors per request and wavefronts per instruction per row.")
+    p = output_files.Parser(prog="access_ncu.py",
+                            description="Sectors per request and wavefronts per instruction per row.")
     p.add_argument("inputs", nargs="+", metavar="PROGRAM=KEYS:EXPORT")
     p.add_argument("--out", required=True, help="the CSV to write")
     p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="a metadata line for the CSV")
     p.add_argument("--metrics", action="store_true", help="print the metric list, comma-separated, and exit")
     args = p.parse_args(argv)
+    problem = output_files.problem(args.out, "--out")
+    if problem:
+        print(f"access_ncu.py: {problem}", file=sys.stderr)
+        return 2
     rows = []
     errors = []
     meta = []
@@ -222,10 +226,7 @@ def main(argv: list[str]) -> int:
         print(f"access_ncu.py: {e}", file=sys.stderr)
     if rows:
         print(render(rows))
-        tmp = args.out + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(to_csv(rows, meta))
-        os.replace(tmp, args.out)
+        output_files.write(args.out, to_csv(rows, meta))
     return 2 if errors or not rows else 0
 
 

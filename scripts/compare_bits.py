@@ -7,18 +7,21 @@ For every n that both files hold for the stage (same input pattern and seed, whi
 files' metadata must agree on), prints the float32 bit pattern of each file's result and
 whether they are equal. The runner writes a sum with 10 significant digits, more than the
 9 that tell any two floats apart, so equal bits here mean equal sums.
-Exit codes: 0 every shared n has the same bits, 1 one differs, 2 bad usage or unreadable
-files (one sentence naming the problem).
+The --out file is checked before anything is read and written whole at the end
+(scripts/output_files.py): a file that is read-only, a directory or not a regular file
+is refused.
+Exit codes: 0 every shared n has the same bits, 1 one differs or the report could not be
+written, 2 bad usage or unreadable files (one sentence naming the problem).
 """
 
 from __future__ import annotations
 
-import argparse
 import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import output_files  # noqa: E402  checked first, then written whole
 from result_files import ResultFileError, MissingFile, load  # noqa: E402
 
 
@@ -27,12 +30,16 @@ def bits(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = output_files.Parser(prog="compare_bits.py", description=__doc__.splitlines()[0])
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--key", default="16", help="the stage's key (default 16)")
     p.add_argument("--out", help="also write the report to this file")
     args = p.parse_args(argv)
+    problem = args.out is not None and output_files.problem(args.out, "--out")
+    if problem:
+        print(f"compare_bits.py: {problem}", file=sys.stderr)
+        return 2
     try:
         files = [load(Path(args.a)), load(Path(args.b))]
     except (ResultFileError, MissingFile) as e:
@@ -61,8 +68,12 @@ def main(argv: list[str]) -> int:
     lines.append(f"{len(shared) - differ} of {len(shared)} sizes give the same bits")
     report = "\n".join(lines) + "\n"
     sys.stdout.write(report)
-    if args.out:
-        Path(args.out).write_text(report)
+    if args.out is not None:
+        try:
+            output_files.write(args.out, report)
+        except OSError as e:
+            print(f"compare_bits.py: cannot write --out file '{args.out}': {e.strerror or e}.", file=sys.stderr)
+            return 1
     return 1 if differ else 0
 
 

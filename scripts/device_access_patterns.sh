@@ -16,20 +16,32 @@
 #      synccheck on those whose kernels use shared memory or warp-synchronous
 #      instructions, all with --run-once at small sizes;
 #   7. the figures OUT/access_stride.png and OUT/access_banks.png (scripts/plot_access.py).
-# Everything printed also goes to OUT/access_device.txt. Every step runs under a timeout.
-# Exits non-zero if any step fails; the steps after a failed one still run.
-#   scripts/device_access_patterns.sh [OUT]      (default: $OUT, else results/h200)
+# Everything printed also goes to OUT/access_device.txt (written whole when the run
+# ends). Every step runs under a timeout. The steps after a failed one still run.
+#   scripts/device_access_patterns.sh [OUT]   (default: $OUT, else results/<gpu>, from
+#                                             the GPU's name: h200, h100, ...)
 # Environment: BUILD_DIR (default /tmp/build-access), NCU, CUOBJDUMP, SANITIZER (tool
 # paths; default: found as scripts/common.sh finds them), REDUCTION_COMMIT (the commit
 # recorded when the tree has no .git).
+# Exit codes: 0 every step passed; 1 a step failed; 2 a bad argument or value of the
+# environment (one sentence, nothing written); 3 no GPU (checked before anything is
+# built or written).
 set -uo pipefail
+program=device_access_patterns.sh
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-OUT=${1:-${OUT:-results/h200}}
+case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
+[ $# -le 1 ] || refuse "$program" "it takes one argument at most, the results folder ('$1' and '$2' given)."
+[ $# -eq 0 ] || OUT=$1
 BUILD_DIR=${BUILD_DIR:-/tmp/build-access}
+PRESET="" check_build_env "$program"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
+detect_gpu "$program"
+OUT=${OUT:-results/$gpu}
+check_output_dir "$program" OUT "$OUT"
 mkdir -p "$OUT" || exit 1
-exec > >(tee "$OUT/access_device.txt") 2>&1
+log_to "$OUT/access_device.txt"
 status=0
 start=$SECONDS
 bin=$BUILD_DIR/access_patterns
@@ -63,7 +75,7 @@ profile_args() {
 }
 
 echo "=== build ($BUILD_DIR)"
-log=$BUILD_DIR.log
+log=$(scratch_file device_access_patterns_build) && remove_at_exit "$log" || exit 1
 targets=(access_host_tests access_gpu_tests)
 for p in "${programs[@]}"; do targets+=("access_$p"); done
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
@@ -96,7 +108,7 @@ timeout 120 ctest --test-dir "$BUILD_DIR" -R '^access_cli_' 2>&1 | tail -3
 echo "=== programs"
 for p in "${programs[@]}"; do
   echo "--- $p"
-  timeout 600 "$bin/$p" --csv "$OUT/access_$p.csv" | tee "$OUT/access_$p.txt"
+  timeout 600 "$bin/$p" --csv "$OUT/access_$p.csv" | tee_atomic "$OUT/access_$p.txt"
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || fail "$p: exit code $rc"
 done
@@ -143,7 +155,7 @@ else
       --meta "cache_control=all (caches flushed before each profiled pass)" --meta "sizes=${joined%; }" \
       --meta "commit=$commit" --meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
       --meta "command=scripts/device_access_patterns.sh: ncu --clock-control none --nvtx, each program --run-once" \
-      "${inputs[@]}" | tee "$OUT/access_ncu.txt"
+      "${inputs[@]}" | tee_atomic "$OUT/access_ncu.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || fail "scripts/access_ncu.py"
   fi
 fi
@@ -185,7 +197,7 @@ else
       cat "$work/i32.txt"
       echo "== scale_kernel<float, unsigned long>"
       cat "$work/i64.txt"
-    } >"$OUT/access_sass_index.txt"
+    } | tee_atomic "$OUT/access_sass_index.txt" >/dev/null
     grep -v '^/\*' "$OUT/access_sass_index.txt"
   fi
 fi

@@ -10,23 +10,62 @@
 #         alternating the two programs,
 #         AB_STAGES (default 07-18,cub) over AB_SWEEP (default 2^16:2^28:4), into
 #         history/ab_<AB_TAG>.csv (columns: round, build, then reduce's own).
-#   OUT=results/h200 scripts/device_check.sh build test table
-# Environment: OUT (where result files go, default results/h200), BUILD_DIR
-# (default /tmp/build-gpu), TABLE_SIZES (default "24 28"), SWEEP (default 2^10:2^30),
-# SWEEP_STAGES (default: every stage from 12 on, as reduce --list has them, and cub),
-# PROFILE_N (default 2^24), EXPERIMENTS (default: every lab experiment, as CMake lists
-# them in $BUILD_DIR/experiments/list.txt), and CMAKE_PREFIX_PATH if
-# Catch2 lives somewhere unusual (a .deps/ folder in the repository is used
-# automatically).
+#   scripts/device_check.sh build test table
+# Environment: OUT (where result files go, default results/<gpu>, from the GPU's name:
+# h200, h100, ...), BUILD_DIR (default /tmp/build-gpu), TABLE_SIZES (default "24 28"),
+# SWEEP (default 2^10:2^30), SWEEP_STAGES (default: every stage from 12 on, as reduce
+# --list has them, and cub), PROFILE_N (default 2^24), EXPERIMENTS (default: every lab
+# experiment, as CMake lists them in $BUILD_DIR/experiments/list.txt), ARCHS, AB_BASE,
+# AB_TAG, AB_ROUNDS, AB_STAGES, AB_SWEEP (above), and CMAKE_PREFIX_PATH if Catch2 lives
+# somewhere unusual (a .deps/ folder in the repository is used automatically).
+# Exit codes: 0 every step passed; 1 a step failed; 2 an unknown step or a bad value of
+# the environment (one sentence, nothing written); 3 no GPU (checked before anything is
+# built or written).
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+program=device_check.sh
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-OUT=${OUT:-results/h200}
-BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
-mkdir -p "$OUT"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(build test table)
+BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
+
+# Every value checked before anything else: one sentence and exit 2, nothing written.
+for step in "${steps[@]}"; do
+  case "$step" in
+    build | test | table | sweep | sanitize | profile | flush | experiments | arch | ab) ;;
+    -h | --help)
+      script_help "${BASH_SOURCE[0]}"
+      exit 0
+      ;;
+    *) refuse "$program" "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments" \
+      "arch ab)." ;;
+  esac
+done
+for k in ${TABLE_SIZES:-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
+for arch in ${ARCHS:-80 80-virtual}; do
+  [[ $arch =~ ^([0-9]{2,3}[a-z]?(-real|-virtual)?|all|all-major|native)$ ]] ||
+    refuse "$program" "ARCHS item '$arch' is not a CUDA architecture such as 80, 90a, 80-virtual or native."
+done
+for e in ${EXPERIMENTS:-}; do
+  [[ $e =~ ^[A-Za-z0-9_]+$ ]] || refuse "$program" "EXPERIMENTS item '$e' is not an experiment's name (letters," \
+    "digits and underscores, as in $BUILD_DIR/experiments/list.txt)."
+done
+if [[ " ${steps[*]} " == *" ab "* ]]; then
+  [ -n "${AB_BASE:-}" ] && [ -f "${AB_BASE}/CMakeLists.txt" ] ||
+    refuse "$program" "ab: AB_BASE '${AB_BASE:-}' is not the folder of an older tree (one with a CMakeLists.txt)."
+  check_whole_number "$program" AB_ROUNDS "${AB_ROUNDS:-3}" 1 100
+  [[ ${AB_TAG:-base} =~ ^[A-Za-z0-9._-]+$ ]] ||
+    refuse "$program" "AB_TAG '${AB_TAG:-}' is not a name for history/ab_<AB_TAG>.csv (letters, digits, . _ -)."
+fi
+PRESET="" check_build_env "$program"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
+
+# A GPU, before anything is built or written; the results go to its folder.
+detect_gpu "$program"
+OUT=${OUT:-results/$gpu}
+check_output_dir "$program" OUT "$OUT"
+mkdir -p "$OUT"
 status=0
 
 # The stages the sweep and the write-flush tables compare: every stage from 12 on, read
@@ -47,18 +86,18 @@ for step in "${steps[@]}"; do
       }
       ;;
     test)
-      ctest --test-dir "$BUILD_DIR" --output-on-failure 2>&1 | tee "$OUT/ctest.txt" | tail -25
+      ctest --test-dir "$BUILD_DIR" --output-on-failure 2>&1 | tee_atomic "$OUT/ctest.txt" | tail -25
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     table)
       for k in ${TABLE_SIZES:-24 28}; do
-        "$BUILD_DIR/reduction/reduce" --n "2^$k" --csv "$OUT/reduce_2p$k.csv" 2>&1 | tee "$OUT/reduce_2p$k.txt"
+        "$BUILD_DIR/reduction/reduce" --n "2^$k" --csv "$OUT/reduce_2p$k.csv" 2>&1 | tee_atomic "$OUT/reduce_2p$k.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
       ;;
     sweep)
       "$BUILD_DIR/reduction/reduce" --sweep "${SWEEP:-2^10:2^30}" --stages "${SWEEP_STAGES:-$(stages_from_12)}" \
-        --csv "$OUT/sweep.csv" 2>&1 | tee "$OUT/sweep.txt"
+        --csv "$OUT/sweep.csv" 2>&1 | tee_atomic "$OUT/sweep.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     sanitize)
@@ -80,7 +119,7 @@ for step in "${steps[@]}"; do
       # to compare with the tables above (chapter 00, "How we time").
       for k in 28 30; do
         "$BUILD_DIR/reduction/reduce" --n "2^$k" --stages "$(stages_from_12)" --flush write \
-          --csv "$OUT/reduce_2p${k}_write_flush.csv" 2>&1 | tee "$OUT/reduce_2p${k}_write_flush.txt"
+          --csv "$OUT/reduce_2p${k}_write_flush.csv" 2>&1 | tee_atomic "$OUT/reduce_2p${k}_write_flush.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
       ;;
@@ -93,7 +132,7 @@ for step in "${steps[@]}"; do
       fi
       for e in ${EXPERIMENTS:-$(cat "$list")}; do
         "$BUILD_DIR/experiments/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
-          tee "$OUT/experiment_$e.txt"
+          tee_atomic "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
       ;;
@@ -103,7 +142,8 @@ for step in "${steps[@]}"; do
         if PRESET="" BUILD_DIR=$dir configure_build_dir -DCMAKE_CUDA_ARCHITECTURES="$arch" -DREDUCTION_BUILD_TESTS=ON \
           ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH"} >"$OUT/build_arch_$arch.log" 2>&1 &&
           cmake --build "$dir" --parallel "$(nproc)" >>"$OUT/build_arch_$arch.log" 2>&1; then
-          ctest --test-dir "$dir" -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest_gpu_arch_$arch.txt" | tail -15
+          ctest --test-dir "$dir" -L gpu --output-on-failure 2>&1 | tee_atomic "$OUT/ctest_gpu_arch_$arch.txt" |
+            tail -15
           [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         else
           tail -30 "$OUT/build_arch_$arch.log"

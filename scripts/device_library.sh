@@ -14,18 +14,26 @@
 # (default 2^10:2^30), STEPS (default "build test sanitize sweep"). Exit code: 0 when every
 # step succeeded, 1 when one failed, 2 bad usage, 3 no GPU.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
 if [ $# -gt 0 ]; then
-  echo "device_library.sh: it takes no arguments ('$1'); set OUT, BUILD_DIR, SWEEP or STEPS instead." >&2
-  exit 2
+  refuse device_library.sh "it takes no arguments ('$1'); set OUT, BUILD_DIR, SWEEP or STEPS instead."
 fi
-detect_gpu device_library.sh
-OUT=${OUT:-results/$gpu}
 export BUILD_DIR=${BUILD_DIR:-/tmp/build-library}
 SWEEP=${SWEEP:-2^10:2^30}
 STEPS=${STEPS:-build test sanitize sweep}
+for step in $STEPS; do
+  case "$step" in
+    build | test | sanitize | sweep) ;;
+    *) refuse device_library.sh "STEPS: unknown step '$step' (allowed: build test sanitize sweep)." ;;
+  esac
+done
+PRESET="" check_build_env device_library.sh
+[ -z "${OUT:-}" ] || check_output_dir device_library.sh OUT "$OUT"
+detect_gpu device_library.sh
+OUT=${OUT:-results/$gpu}
+check_output_dir device_library.sh OUT "$OUT"
 mkdir -p "$OUT"
 status=0
 started=$SECONDS
@@ -47,7 +55,7 @@ for step in $STEPS; do
     test)
       timeout 1800 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 \
         -R '^(gpu_generic_tests|gpu_single_pass_two_files|gpu_single_pass_large|single_pass_example)$' 2>&1 |
-        tee "$OUT/library_ctest.txt" | tail -25
+        tee_atomic "$OUT/library_ctest.txt" | tail -25
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     sanitize)
@@ -55,7 +63,7 @@ for step in $STEPS; do
       ;;
     sweep)
       timeout 900 "$BUILD_DIR/reduction/reduce" --sweep "$SWEEP" --stages library,cub --csv "$OUT/library_sweep.csv" \
-        2>&1 | tee "$OUT/library_sweep.txt"
+        2>&1 | tee_atomic "$OUT/library_sweep.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     *)

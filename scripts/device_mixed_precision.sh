@@ -8,25 +8,39 @@
 #   4. run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every
 #      registered variant with --run-once at small sizes, one line per variant, size
 #      and tool with its error count.
-# Everything printed also goes to $OUT/mixed_precision_device.txt. Exits non-zero if
-# any step fails.
-#   OUT=results/h200 scripts/device_mixed_precision.sh
-# Environment: OUT (default results/h200), BUILD_DIR (default /tmp/build-mp),
-# TABLE_SIZES (default "24 28"), SANITIZE_SIZES (default "1025 1048579", that is
-# 2^10 + 1 and 2^20 + 3: both leave a tail past the last 16-byte chunk of every type).
+# Everything printed also goes to $OUT/mixed_precision_device.txt (written whole when
+# the run ends).
+#   scripts/device_mixed_precision.sh
+# Environment: OUT (default results/<gpu>, from the GPU's name: h200, h100, ...),
+# BUILD_DIR (default /tmp/build-mp), TABLE_SIZES (default "24 28"), SANITIZE_SIZES
+# (default "1025 1048579", that is 2^10 + 1 and 2^20 + 3: both leave a tail past the
+# last 16-byte chunk of every type).
+# Exit codes: 0 every step passed; 1 a step failed; 2 an argument or a bad value of the
+# environment (one sentence, nothing written); 3 no GPU (checked before anything is
+# built or written).
 set -uo pipefail
+program=device_mixed_precision.sh
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-OUT=${OUT:-results/h200}
+case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
+[ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set OUT, BUILD_DIR, TABLE_SIZES or SANITIZE_SIZES" \
+  "instead."
+for k in ${TABLE_SIZES:-24 28}; do check_whole_number "$program" "TABLE_SIZES item" "$k" 1 40; done
+for n in ${SANITIZE_SIZES:-1025 1048579}; do check_whole_number "$program" "SANITIZE_SIZES item" "$n" 1 1073741824; done
 BUILD_DIR=${BUILD_DIR:-/tmp/build-mp}
+PRESET="" check_build_env "$program"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
+detect_gpu "$program"
+OUT=${OUT:-results/$gpu}
+check_output_dir "$program" OUT "$OUT"
 mkdir -p "$OUT"
-exec > >(tee "$OUT/mixed_precision_device.txt") 2>&1
+log_to "$OUT/mixed_precision_device.txt"
 status=0
 start=$SECONDS
 
 echo "=== build ($BUILD_DIR)"
-log=$BUILD_DIR.log
+log=$(scratch_file device_mixed_precision_build) && remove_at_exit "$log" || exit 1
 configure_for_device >"$log" 2>&1 || {
   tail -40 "$log"
   exit 1

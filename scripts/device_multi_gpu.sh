@@ -18,19 +18,17 @@
 # succeeded, 1 when one failed, 2 for arguments, 3 with no GPU.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
 if [ $# -gt 0 ]; then
-  echo "device_multi_gpu.sh: it takes no arguments ('$1'); set OUT, BUILD_DIR, SWEEP or GPU_COUNTS instead." >&2
-  exit 2
+  refuse device_multi_gpu.sh "it takes no arguments ('$1'); set OUT, BUILD_DIR, SWEEP or GPU_COUNTS instead."
 fi
-if ! gpu_names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null) || [ -z "$gpu_names" ]; then
-  echo "device_multi_gpu.sh: no NVIDIA GPU is visible (nvidia-smi found none); it runs on a GPU machine." >&2
-  exit 3
-fi
+BUILD_DIR=${BUILD_DIR:-/tmp/build-multi-gpu}
+check_output_dir device_multi_gpu.sh BUILD_DIR "$BUILD_DIR"
+[ -z "${OUT:-}" ] || check_output_dir device_multi_gpu.sh OUT "$OUT"
+detect_gpu device_multi_gpu.sh
 export NCCL_NVLS_ENABLE=0
-present=$(echo "$gpu_names" | grep -c .)
-gpu_name=$(echo "$gpu_names" | head -n 1)
-gpu=$(echo "$gpu_name" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z][0-9]{2,4}[a-z]?\b' | head -n 1)
-[ -n "$gpu" ] || gpu=$(echo "$gpu_name" | tr 'A-Z ' 'a-z_')
+present=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c .)
 if [ "$present" -gt 1 ]; then
   OUT=${OUT:-results/${gpu}x$present}
   name=multi_gpu
@@ -38,9 +36,9 @@ else
   OUT=${OUT:-results/$gpu}
   name=multi_gpu_1gpu
 fi
-BUILD_DIR=${BUILD_DIR:-/tmp/build-multi-gpu}
 SWEEP=${SWEEP:-2^20:2^30}
 GPU_COUNTS=${GPU_COUNTS:-$(seq -s, 1 "$present")}
+check_output_dir device_multi_gpu.sh OUT "$OUT"
 mkdir -p "$OUT"
 status=0
 started=$SECONDS
@@ -58,7 +56,7 @@ step "topology"
     echo "# nvidia-smi nvlink -s (per-link speed; empty when the GPUs have no NVLink)"
     timeout 30 nvidia-smi nvlink -s 2>&1
   fi
-} 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$OUT/topology.txt"  # without the terminal's underline codes
+} 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | tee_atomic "$OUT/topology.txt" >/dev/null # without the terminal's underline codes
 head -n 12 "$OUT/topology.txt"
 
 step "NCCL"
@@ -99,7 +97,7 @@ fi
 
 step "GPU test"
 if [ -x "$test_bin" ]; then
-  timeout 300 "$test_bin" 2>&1 | tee "$OUT/multi_gpu_test.txt"
+  timeout 300 "$test_bin" 2>&1 | tee_atomic "$OUT/multi_gpu_test.txt"
   rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
     echo "device_multi_gpu.sh: the GPU test exited with $rc$([ "$rc" -eq 124 ] && echo " (timed out)")."
@@ -109,7 +107,7 @@ fi
 
 step "multi_gpu_sum --gpus $GPU_COUNTS --sweep $SWEEP"
 timeout 1200 "$BUILD_DIR/multi_gpu/multi_gpu_sum" --gpus "$GPU_COUNTS" --sweep "$SWEEP" --csv "$OUT/$name.csv" 2>&1 |
-  tee "$OUT/$name.txt"
+  tee_atomic "$OUT/$name.txt"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
   echo "device_multi_gpu.sh: multi_gpu_sum exited with $rc$([ "$rc" -eq 124 ] && echo " (timed out after 1200 s)")."

@@ -8,26 +8,36 @@
 #        $OUT/occupancy_01_summary.txt         01_thread_hierarchy, one wave and four waves
 #        $OUT/occupancy_02_resource_usage.csv  02_resource_usage (+ .txt, the printed table)
 #        $OUT/occupancy_03_sweep.csv           03_occupancy_sweep (+ .txt)
-# Everything printed also goes to $OUT/occupancy_device.txt. Exits non-zero if any
-# step fails.
-#   OUT=results/h200 scripts/device_occupancy.sh
-# Environment: OUT (default results/h200), BUILD_DIR (default /tmp/build-occ), and
-# CMAKE_PREFIX_PATH if Catch2 lives somewhere unusual (a .deps/ folder in the
-# repository is used automatically).
+# Everything printed also goes to $OUT/occupancy_device.txt (written whole when the
+# run ends).
+#   scripts/device_occupancy.sh
+# Environment: OUT (default results/<gpu>, from the GPU's name: h200, h100, ...),
+# BUILD_DIR (default /tmp/build-occ), and CMAKE_PREFIX_PATH if Catch2 lives somewhere
+# unusual (a .deps/ folder in the repository is used automatically).
+# Exit codes: 0 every step passed; 1 a step failed; 2 an argument or a bad value of the
+# environment (one sentence, nothing written); 3 no GPU (checked before anything is
+# built or written).
 set -uo pipefail
+program=device_occupancy.sh
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-OUT=${OUT:-results/h200}
+case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
+[ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set OUT or BUILD_DIR instead."
 BUILD_DIR=${BUILD_DIR:-/tmp/build-occ}
+PRESET="" check_build_env "$program"
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
+detect_gpu "$program"
+OUT=${OUT:-results/$gpu}
+check_output_dir "$program" OUT "$OUT"
 mkdir -p "$OUT"
-exec > >(tee "$OUT/occupancy_device.txt") 2>&1
+log_to "$OUT/occupancy_device.txt"
 status=0
 start=$SECONDS
 bin=$BUILD_DIR/occupancy
 
 echo "=== build ($BUILD_DIR)"
-log=$BUILD_DIR.log
+log=$(scratch_file device_occupancy_build) && remove_at_exit "$log" || exit 1
 if ! { configure_for_device >"$log" 2>&1 &&
   cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target 01_thread_hierarchy 02_resource_usage \
     03_occupancy_sweep occupancy_host_tests occupancy_gpu_tests >>"$log" 2>&1; }; then
@@ -101,23 +111,26 @@ sanitize racecheck "$bin/03_occupancy_sweep" "${small03[@]}"
 sanitize synccheck "$bin/03_occupancy_sweep" "${small03[@]}"
 
 echo "=== 01_thread_hierarchy"
-summary=$OUT/occupancy_01_summary.txt
-: >"$summary"
-for args in "--grid 264 --block 256" "--grid 1056 --block 1024"; do
-  echo "\$ 01_thread_hierarchy $args" >>"$summary"
-  # shellcheck disable=SC2086
-  "$bin/01_thread_hierarchy" $args >>"$summary" || status=1
-  echo >>"$summary"
-done
-cat "$summary"
+{
+  rc=0
+  for args in "--grid 264 --block 256" "--grid 1056 --block 1024"; do
+    echo "\$ 01_thread_hierarchy $args"
+    # shellcheck disable=SC2086
+    "$bin/01_thread_hierarchy" $args || rc=1
+    echo
+  done
+  exit $rc
+} | tee_atomic "$OUT/occupancy_01_summary.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== 02_resource_usage"
-"$bin/02_resource_usage" --csv "$OUT/occupancy_02_resource_usage.csv" | tee "$OUT/occupancy_02_resource_usage.txt"
+"$bin/02_resource_usage" --csv "$OUT/occupancy_02_resource_usage.csv" |
+  tee_atomic "$OUT/occupancy_02_resource_usage.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== 03_occupancy_sweep"
 # Progress lines go to stderr (the log only); the table and the verdict to the .txt.
-"$bin/03_occupancy_sweep" --csv "$OUT/occupancy_03_sweep.csv" | tee "$OUT/occupancy_03_sweep.txt"
+"$bin/03_occupancy_sweep" --csv "$OUT/occupancy_03_sweep.csv" | tee_atomic "$OUT/occupancy_03_sweep.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== done in $((SECONDS - start)) s: $([ $status -eq 0 ] && echo all passed || echo FAILURES above)"

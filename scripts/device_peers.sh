@@ -13,17 +13,19 @@
 # Environment: OUT (default results/<gpu>), BUILD_DIR (default /tmp/build-peers), SWEEP
 # (default 2^10:2^30). Exit code: 0 when every step that ran succeeded, else 1.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [ $# -gt 0 ]; then
-  echo "device_peers.sh: it takes no arguments ('$1'); set OUT, BUILD_DIR or SWEEP instead." >&2
-  exit 2
-fi
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
+if [ $# -gt 0 ]; then
+  refuse device_peers.sh "it takes no arguments ('$1'); set OUT, BUILD_DIR or SWEEP instead."
+fi
+BUILD_DIR=${BUILD_DIR:-/tmp/build-peers}
+check_output_dir device_peers.sh BUILD_DIR "$BUILD_DIR"
+[ -z "${OUT:-}" ] || check_output_dir device_peers.sh OUT "$OUT"
 detect_gpu device_peers.sh
 OUT=${OUT:-results/$gpu}
-BUILD_DIR=${BUILD_DIR:-/tmp/build-peers}
 SWEEP=${SWEEP:-2^10:2^30}
+check_output_dir device_peers.sh OUT "$OUT"
 mkdir -p "$OUT"
 status=0
 started=$SECONDS
@@ -56,7 +58,7 @@ run() {
   local name=$1 limit=$2
   shift 2
   step "$name"
-  timeout "$limit" "$@" 2>&1 | tee "$OUT/peers_$name.txt"
+  timeout "$limit" "$@" 2>&1 | tee_atomic "$OUT/peers_$name.txt"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
     echo "device_peers.sh: $name exited with $rc$([ "$rc" -eq 124 ] && echo " (timed out after $limit s)")."

@@ -9,8 +9,9 @@
 #                                           after one summary line per variant
 #        $OUT/racecheck_volatile_warp.csv   per variant: hazards, errors, warnings, and
 #                                           whether the program's own sum verified
-#   OUT=results/h200 scripts/device_warp_tools.sh
-# Environment: OUT (where result files go, default results/h200), BUILD_DIR (default
+#   scripts/device_warp_tools.sh
+# Environment: OUT (where result files go, default results/<gpu>, from the name of the
+# GPU the programs run on: h200, h100, ...), BUILD_DIR (default
 # /tmp/build-gpu, device_check.sh's), COMPUTE_SANITIZER (default: the one on PATH, else
 # in $CUDA_HOME/bin or /usr/local/cuda/bin).
 # Exit codes: 0 every step passed; 1 the GPU test or a warp_tools check failed, or
@@ -22,7 +23,8 @@ program=device_warp_tools.sh
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 # shellcheck source=scripts/common.sh
 source scripts/common.sh
-OUT=${OUT:-results/h200}
+case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
+[ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set OUT, BUILD_DIR or COMPUTE_SANITIZER instead."
 BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
 warp_tools=$BUILD_DIR/experiments/warp_tools
 last_warp=$BUILD_DIR/experiments/volatile_last_warp
@@ -41,11 +43,11 @@ if [ -z "$sanitizer" ] || [ ! -x "$sanitizer" ]; then
   fail_usage "compute-sanitizer was not found (looked on PATH, in \$CUDA_HOME/bin and /usr/local/cuda/bin); it comes" \
     "with the CUDA toolkit: add its bin directory to PATH or set COMPUTE_SANITIZER."
 fi
-if ! mkdir -p "$OUT" 2>/dev/null || [ ! -w "$OUT" ]; then
-  fail_usage "OUT '$OUT' is not a folder this script can write to."
-fi
+[ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 
-# A plain run first: with no GPU, stop before any file is written.
+# A GPU (nvidia-smi), and a plain run that finds it: with none, stop before any file or
+# folder is written.
+detect_gpu "$program"
 probe=$("$last_warp" --variant shuffle 2>&1)
 probe_rc=$?
 if [ "$probe_rc" -eq 3 ]; then
@@ -53,6 +55,9 @@ if [ "$probe_rc" -eq 3 ]; then
   exit 3
 fi
 device=$(sed -n 's/^volatile_last_warp on \(.*\) (compute capability.*/\1/p' <<<"$probe")
+OUT=${OUT:-results/$gpu}
+check_output_dir "$program" OUT "$OUT"
+mkdir -p "$OUT" || exit 1
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 2>/dev/null | head -1 || true)
 status=0
 
@@ -64,7 +69,7 @@ else
 fi
 
 echo "=== warp_tools"
-"$warp_tools" --csv "$OUT/experiment_warp_tools.csv" 2>&1 | tee "$OUT/experiment_warp_tools.txt"
+"$warp_tools" --csv "$OUT/experiment_warp_tools.csv" 2>&1 | tee_atomic "$OUT/experiment_warp_tools.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "=== racecheck over volatile_last_warp"
@@ -129,8 +134,8 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   echo "key,hazards,errors,warnings,sum_check,exit_code"
   printf '%s\n' "${csv_rows[@]}"
 } >"$work/racecheck.csv"
-mv -f -- "$work/racecheck.txt" "$OUT/racecheck_volatile_warp.txt"
-mv -f -- "$work/racecheck.csv" "$OUT/racecheck_volatile_warp.csv"
+tee_atomic "$OUT/racecheck_volatile_warp.txt" <"$work/racecheck.txt" >/dev/null || status=1
+tee_atomic "$OUT/racecheck_volatile_warp.csv" <"$work/racecheck.csv" >/dev/null || status=1
 echo "wrote $OUT/experiment_warp_tools.csv, $OUT/experiment_warp_tools.txt, $OUT/racecheck_volatile_warp.txt and" \
   "$OUT/racecheck_volatile_warp.csv"
 exit $status

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import output_files  # noqa: E402  output checks and whole-file writes, shared by the scripts
 import result_files  # noqa: E402  the result-file reader
 import update_docs  # noqa: E402  the registry reader
 
@@ -1224,10 +1225,12 @@ def render(figure: Figure, inputs: dict, plt) -> bytes:
 
 
 def select(only: str | None) -> list[Figure]:
-    if not only:
+    if only is None:
         return FIGURES
     names = [n.strip() for n in only.split(",") if n.strip()]
     known = {f.name: f for f in FIGURES}
+    if not names:
+        raise DiagramError(f"--only '{only}' names no figure (allowed: {', '.join(known)}).")
     for n in names:
         if n not in known:
             raise DiagramError(f"--only {n} is not a figure of this script (allowed: {', '.join(known)}).")
@@ -1266,24 +1269,23 @@ def display(path: Path, root: Path) -> str:
         return str(path)
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one sentence and exit code 2, as every program of the project
-        print(f"{PROGRAM}: {message} (see --help).", file=sys.stderr)
-        sys.exit(2)
+Parser = output_files.Parser  # one sentence and exit code 2, as every program of the project
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=PROGRAM, description="Draws the chapters' concept diagrams from the code's own parameters.")
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
-    p.add_argument("--out", type=Path, help="where the PNGs go (default: ROOT/chapters/figures)")
+    p.add_argument("--out", help="where the PNGs go (default: ROOT/chapters/figures)")
     p.add_argument("--only", help="comma-separated figure file names (default: all)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure is missing or stale")
     p.add_argument("--list", action="store_true", help="print the figures' file names and exit")
     args = p.parse_args(argv)
     root = args.root.resolve()
-    out = (args.out or root / "chapters" / "figures").resolve()
+    out = (Path(args.out) if args.out is not None else root / "chapters" / "figures").resolve()
     results = root / "results" / "h200"
     try:
+        if args.out == "":
+            raise DiagramError(output_files.directory_problem("", "--out"))
         if not (root / "reduction" / "stages.cpp").is_file():
             raise DiagramError(f"--root {args.root} is not the repository (it has no reduction/stages.cpp).")
         figures = select(args.only)
@@ -1303,6 +1305,20 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print(f"All {len(figures)} figures are current.")
             return 0
+        # Where the figures go, checked before anything is drawn: a folder (made if
+        # missing) that files can be written in, and no figure's name taken by
+        # something that is not a writable regular file.
+        if args.out is not None:
+            problem = output_files.directory_problem(args.out, "--out")
+        else:
+            problem = output_files.directory_problem(str(out), "the figures folder")
+        if problem:
+            raise DiagramError(problem)
+        if out.is_dir():
+            for f in figures:
+                problem = output_files.problem(str(out / f.name), "the figure")
+                if problem:
+                    raise DiagramError(problem)
         plt = pyplot()
         drawn = [(f, render(f, f.inputs(root, results), plt)) for f in figures]  # all or nothing
         out.mkdir(parents=True, exist_ok=True)
@@ -1311,13 +1327,14 @@ def main(argv: list[str] | None = None) -> int:
             if path.is_file() and path.read_bytes() == data:
                 print(f"unchanged {display(path, root)}")
                 continue
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+            output_files.write(str(path), data)
             print(f"wrote {display(path, root)} ({len(data) // 1024} KB)")
     except DiagramError as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        print(f"{PROGRAM}: cannot write the figures in '{out}': {e.strerror or e}.", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -25,7 +25,6 @@ malformed export; every error is one sentence on stderr.
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import sys
@@ -255,7 +254,7 @@ def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description="One row per stage from ncu raw-page CSV exports.")
+    p = output_files.Parser(prog="ncu_table.py", description="One row per stage from ncu raw-page CSV exports.")
     p.add_argument("exports", nargs="+", metavar="ITEM=FILE", help="a stage's name and its ncu export")
     p.add_argument("--out", help="write the rows as CSV here (with --meta lines first)")
     p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="a metadata line for the CSV")

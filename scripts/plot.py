@@ -24,7 +24,6 @@ that cannot be written; every error is one sentence on stderr.
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import os
@@ -264,15 +263,23 @@ def draw_mixed(d: dict, path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description="Figures from the committed result CSVs.")
-    p.add_argument("--results", default="results/h200", help="directory of the CSVs (default results/h200)")
+    p = output_files.Parser(prog="plot.py", description="Figures from the committed result CSVs.")
+    p.add_argument("--results", help="directory of the CSVs (default results/h200)")
     p.add_argument("--out", help="where the PNGs go (default: the results directory)")
     p.add_argument("--ladder", help="reduce table CSV (default RESULTS/reduce_2p28.csv)")
     p.add_argument("--sweep", help="sweep CSV (default RESULTS/sweep.csv)")
     p.add_argument("--mixed", help="mixed-precision CSV (default RESULTS/mixed_precision_2p28.csv)")
     args = p.parse_args(argv)
-    out = args.out or args.results
-    problem = output_files.directory_problem(out, "--out" if args.out else "--results")
+    # Every name checked before anything is read or drawn: the results folder, when it
+    # is named or used, must exist (a typo would otherwise skip every figure and
+    # succeed), an empty name is refused, and the output folder must be one files can
+    # be written in.
+    uses_results = args.results is not None or args.out is None or None in (args.ladder, args.sweep, args.mixed)
+    if args.results is None:
+        args.results = "results/h200"
+    problem = uses_results and output_files.input_problem(args.results, "--results", needs="that holds the result CSVs")
+    out = args.out if args.out is not None else args.results
+    problem = problem or output_files.directory_problem(out, "--out" if args.out is not None else "--results")
     if problem:
         print(f"plot.py: {problem}", file=sys.stderr)
         return 2

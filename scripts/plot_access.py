@@ -11,18 +11,21 @@ draws
                      without and with padding, next to the predicted wavefronts per
                      load times the stride-1 time, from access_05_bank_padding.csv.
 Defaults: --results results/h200, --out the results directory. Every number comes from
-the CSVs (read and checked by scripts/result_files.py). Exit codes: 0 success, 2 a
-missing or malformed CSV.
+the CSVs (read and checked by scripts/result_files.py). Each figure is written to a new
+file beside its target and renamed into place (scripts/output_files.py). Exit codes: 0
+success, 1 a figure could not be written, 2 a missing or malformed CSV or bad usage,
+such as a --results that is not a folder or an --out that cannot be written (one
+sentence on stderr; nothing written).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
 
-from plot import count_label, pyplot  # scripts/plot.py: the figures' shared drawing helpers
+import output_files  # scripts/output_files.py: checked, then written whole
+from plot import count_label, pyplot, save  # scripts/plot.py: the figures' shared drawing helpers
 from result_files import ResultFile, ResultFileError, read_table  # scripts/result_files.py: the CSV reader
 
 STRIDE_COLUMNS = ["key", "map", "step", "gbs", "sectors_pred", "check"]
@@ -90,7 +93,7 @@ def draw_stride(d: dict, path: str) -> None:
         ax.legend(fontsize=8, loc="lower left" if ax is right else "upper right")
     fig.suptitle(f"Reading n = {count_label(d['n'])} floats on {d['device']}, L2 flushed before each repetition", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
 
 
@@ -112,21 +115,30 @@ def draw_banks(d: dict, path: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description="Figures of the access-pattern programs.")
+    p = output_files.Parser(prog="plot_access.py", description="Figures of the access-pattern programs.")
     p.add_argument("--results", default="results/h200", help="directory of the CSVs (default results/h200)")
     p.add_argument("--out", help="where the PNGs go (default: the results directory)")
     args = p.parse_args(argv)
-    out = args.out or args.results
+    out = args.out if args.out is not None else args.results
+    problem = (output_files.input_problem(args.results, "--results", needs="that holds the access_*.csv files") or
+               output_files.directory_problem(out, "--out" if args.out is not None else "--results"))
+    if problem:
+        print(f"plot_access.py: {problem}", file=sys.stderr)
+        return 2
     jobs = [("access_01_stride_offset.csv", STRIDE_COLUMNS, stride_data, draw_stride, "access_stride.png"),
             ("access_05_bank_padding.csv", BANK_COLUMNS, bank_data, draw_banks, "access_banks.png")]
     try:
         figures = [(data(read_table(os.path.join(args.results, csv), cols)), draw, name)
                    for csv, cols, data, draw, name in jobs]
+        for _, _, name in figures:
+            problem = os.path.isdir(out) and output_files.problem(os.path.join(out, name), "the figure")
+            if problem:
+                raise ResultFileError(problem)
         os.makedirs(out, exist_ok=True)
         for d, draw, name in figures:
             target = os.path.join(out, name)
@@ -135,6 +147,9 @@ def main(argv: list[str]) -> int:
     except ResultFileError as e:
         print(f"plot_access.py: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        print(f"plot_access.py: cannot write a figure in '{out}': {e.strerror or e}.", file=sys.stderr)
+        return 1
     return 0
 
 

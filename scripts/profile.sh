@@ -63,10 +63,9 @@ performance counters.
 EOF
 }
 
-usage_error() {
-  echo "$program: $1" >&2
-  echo "Run 'scripts/$program --help' for the options." >&2
-  exit 2
+usage_error() { # one sentence, then exit 2
+  local sentence=$1
+  refuse "$program" "${sentence%.} (see scripts/$program --help)."
 }
 
 # --- options -----------------------------------------------------------------
@@ -129,7 +128,7 @@ if [ ! -x "$runner" ]; then
 fi
 [[ $prog == access_* ]] || [ -n "$n" ] || { [ "$prog" = occupancy ] && n="2^26"; } || n="2^24"
 out=${out:-$build/profile}
-[ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out '$out' is not a directory: give a directory for the reports."
+sentence=$(python3 "$root/scripts/output_files.py" dir --out "$out") || usage_error "$sentence"
 
 # --- what to profile: KEY<TAB>NVTX-ID per item, from the runner itself -------------
 
@@ -178,6 +177,8 @@ fi
 ncu_version=$("$ncu" --version 2>&1 | grep -m1 -iE 'version' || echo unknown)
 metrics=$(python3 "$root/scripts/ncu_table.py" --metrics)
 
+# A GPU before anything is written (the reports' folder included).
+detect_gpu "$program"
 mkdir -p -- "$out" 2>/dev/null || usage_error "--out '$out': cannot create that directory."
 limit=()
 if command -v timeout >/dev/null 2>&1; then limit=(timeout --kill-after=10 600); fi

@@ -22,11 +22,13 @@ Exit codes: 0 within budget (or no --check); 1 --check found a file over its lim
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import output_files  # noqa: E402  the scripts' shared refusals (one sentence, exit 2)
 
 PROGRAM = "prose_words.py"
 PER_STAGE = 1600
@@ -94,7 +96,7 @@ def budget(root: Path) -> list[tuple[str, int, int, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog=PROGRAM, description="Prose words per chapter against the reading budget.")
+    p = output_files.Parser(prog=PROGRAM, description="Prose words per chapter against the reading budget.")
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
     p.add_argument("--check", action="store_true", help="exit 1 when a file or the whole path is over its limit")
     args = p.parse_args(argv)

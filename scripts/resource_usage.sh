@@ -7,12 +7,28 @@
 #   scripts/resource_usage.sh            # sm_90
 #   ARCH=sm_80 scripts/resource_usage.sh
 # Prints the report per source, then one line per kernel: registers, spill stores and
-# loads (bytes), stack frame and static shared memory (bytes).
+# loads (bytes), stack frame and static shared memory (bytes). Writes nothing but its
+# temporary folder.
+# Exit codes: 0 done; 1 nvcc failed; 2 an argument (it takes none but --help), an ARCH
+# this nvcc does not compile for, or no nvcc (one sentence).
 set -euo pipefail
+program=resource_usage.sh
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
+case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
+[ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set ARCH (such as sm_80) or NVCC instead."
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
-command -v "$NVCC" >/dev/null || { echo "resource_usage.sh: $NVCC not found (set NVCC=/path/to/nvcc)" >&2; exit 1; }
+command -v "$NVCC" >/dev/null ||
+  refuse "$program" "nvcc was not found as '$NVCC': add the CUDA toolkit's bin folder to PATH or set NVCC=/path/to/nvcc."
+# The architectures this nvcc compiles for (sm_XX), as it lists them.
+known=$("$NVCC" --list-gpu-code 2>/dev/null | grep -E '^sm_' | tr '\n' ' ' || true)
+# (sm_90a and sm_100f, the variants of a listed one, are taken too.)
+if ! [[ $ARCH =~ ^sm_[0-9]{2,3}[a-z]?$ ]] || { [ -n "$known" ] && [[ " $known" != *" ${ARCH%[a-z]} "* ]]; }; then
+  refuse "$program" "ARCH '$ARCH' is not an architecture this nvcc compiles for (allowed: ${known% }, or one of" \
+    "them with a, such as sm_90a)."
+fi
 limit=$(sed -n 's/^set(OCCUPANCY_MAXRREGCOUNT \([0-9][0-9]*\)).*/\1/p' occupancy/CMakeLists.txt)
 [ -n "$limit" ] || { echo "resource_usage.sh: no set(OCCUPANCY_MAXRREGCOUNT NN) in occupancy/CMakeLists.txt" >&2; exit 1; }
 demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }

@@ -23,7 +23,6 @@ nsys, compute-sanitizer) for a full run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -93,7 +92,7 @@ def missing_tool(cmd: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = output_files.Parser(prog="run_doc_commands.py", description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="print the commands and exit")
     parser.add_argument("--exclude", default="", help="skip commands matching this regular expression")
     parser.add_argument("--timeout", default="300", help="seconds per command (default 300)")
@@ -119,6 +118,10 @@ def main() -> int:
     if args.check_programs is not None and not args.check_programs.is_dir():
         print(f"run_doc_commands.py: --check-programs '{args.check_programs}' is not a directory: give the build "
               "directory.", file=sys.stderr)
+        return 2
+    if args.check_programs is not None and not (args.check_programs / "CMakeCache.txt").is_file():
+        print(f"run_doc_commands.py: --check-programs '{args.check_programs}' is not a build directory (it has no "
+              "CMakeCache.txt): give the folder the project was built in, such as build.", file=sys.stderr)
         return 2
 
     cmds = commands(ROOT)

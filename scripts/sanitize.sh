@@ -53,10 +53,9 @@ missing tool, 3 no CUDA device.
 EOF
 }
 
-usage_error() {
-  echo "$program: $1" >&2
-  echo "Run 'scripts/$program --help' for the options." >&2
-  exit 2
+usage_error() { # one sentence, then exit 2
+  local sentence=$1
+  refuse "$program" "${sentence%.} (see scripts/$program --help)."
 }
 
 # --- options -----------------------------------------------------------------
@@ -156,15 +155,12 @@ for tool in "${tools[@]}"; do
   esac
 done
 
+# Checked now, written (or created) only once the runs start.
 if [ -n "$out" ]; then
-  out_dir=$(dirname -- "$out")
-  [ -d "$out_dir" ] || usage_error "--out '$out': the directory '$out_dir' does not exist."
-  [ -w "$out_dir" ] || usage_error "--out '$out': the directory '$out_dir' is not writable."
-  [ ! -d "$out" ] || usage_error "--out '$out' is a directory; give a file name."
+  sentence=$(python3 "$root/scripts/output_files.py" file --out "$out") || usage_error "$sentence"
 fi
 if [ -n "$logs" ]; then
-  mkdir -p -- "$logs" 2>/dev/null || usage_error "--logs '$logs': cannot create that directory."
-  [ -w "$logs" ] || usage_error "--logs '$logs' is not writable."
+  sentence=$(python3 "$root/scripts/output_files.py" dir --logs "$logs") || usage_error "$sentence"
 fi
 
 # --- the runner and the stage list --------------------------------------------
@@ -276,6 +272,7 @@ fi
 
 # --- the runs -------------------------------------------------------------------
 
+[ -z "$logs" ] || mkdir -p -- "$logs" || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/sanitize.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 log_dir=${logs:-$work}
@@ -393,9 +390,7 @@ else
 fi
 
 if [ -n "$out" ]; then
-  tmp_out=$(mktemp "$(dirname -- "$out")/.sanitize.XXXXXX")
-  printf '%s\n' "${lines[@]}" >"$tmp_out"
-  mv -f -- "$tmp_out" "$out"
+  printf '%s\n' "${lines[@]}" | tee_atomic "$out" >/dev/null
 fi
 
 if [ ${#failed_logs[@]} -gt 0 ]; then

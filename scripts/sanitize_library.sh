@@ -14,10 +14,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/common.sh
 source "$root/scripts/common.sh"
 
-usage_error() {
-  echo "$program: $1" >&2
-  echo "usage: scripts/$program RESULTS_DIR [--build DIR] [--timeout S]" >&2
-  exit 2
+usage_error() { # the arguments, joined by spaces, are one sentence
+  local sentence="$*"
+  refuse "$program" "${sentence%.} (usage: scripts/$program RESULTS_DIR [--build DIR] [--timeout S])."
 }
 
 out=""
@@ -43,10 +42,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || usage_error "give the results folder to write the logs into."
-[[ $run_timeout =~ ^[0-9]+$ ]] && [ "$run_timeout" -ge 1 ] ||
+[[ $run_timeout =~ ^[0-9]{1,9}$ ]] && [ "$((10#$run_timeout))" -ge 1 ] ||
   usage_error "--timeout '$run_timeout' is not a whole number of seconds (at least 1)."
-mkdir -p -- "$out/sanitize_library" 2>/dev/null && [ -w "$out" ] ||
-  usage_error "the results folder '$out' cannot be created or written."
+run_timeout=$((10#$run_timeout))
+# Every check before anything is created: the folder is made only once the run starts.
+sentence=$(python3 "$root/scripts/output_files.py" dir "the results folder" "$out") || usage_error "$sentence"
+[ -d "$build" ] || usage_error "--build '$build' is not a directory: give the build directory that holds" \
+  "tests/gpu_single_pass_two_files."
 
 programs=("$build/tests/gpu_single_pass_two_files" "$build/single_pass/example/single_pass_example")
 for p in "${programs[@]}"; do
@@ -70,7 +72,9 @@ if [ $? -eq 77 ]; then
   exit 3
 fi
 
-summary="$out/sanitize_library.txt"
+mkdir -p -- "$out/sanitize_library" || exit 1
+# The summary is written whole at the end (tee_atomic); until then it grows here.
+summary=$(scratch_file sanitize_library) && remove_at_exit "$summary" || exit 1
 {
   echo "# compute-sanitizer over the single-pass library: $(date -u +%Y-%m-%dT%H:%M:%SZ)," \
     "$("$sanitizer" --version 2>&1 | grep -m1 -i version)"
@@ -103,5 +107,5 @@ for p in "${programs[@]}"; do
   done
 done
 [ "$status" -eq 0 ] && echo "# all runs clean" >>"$summary" || echo "# some runs failed: logs in $out/sanitize_library/" >>"$summary"
-tail -n 1 "$summary"
+tee_atomic "$out/sanitize_library.txt" <"$summary" | tail -n 1
 exit $status

@@ -15,9 +15,76 @@
 # REDUCTION_NO_INSTALL=1 skips 1 and 2 (nothing is installed or downloaded).
 # Environment: BUILD_DIR (default build, or the preset's), CMAKE_ARGS, JOBS, PRESET,
 # REDUCTION_NO_INSTALL.
+#
+# The arguments go to ctest, and only these are taken (anything else, or an option
+# without its value, is refused with exit 2 before anything is installed or built):
+#   -L/--label-regex RE, -LE/--label-exclude RE, -R/--tests-regex RE,
+#   -E/--exclude-regex RE, -j/--parallel N, --timeout S, --repeat until-pass:N (or
+#   until-fail:N, after-timeout:N), -V/--verbose, -VV/--extra-verbose,
+#   --output-on-failure, -N/--show-only, --rerun-failed, --stop-on-failure,
+#   --schedule-random, -Q/--quiet, --progress.
+#
+# Reading the result: ctest's "100% tests passed, 0 tests failed out of N" counts a
+# skipped test as passed. Without a GPU every GPU test is skipped; the lines after
+# "The following tests did not run:" name them, each marked (Skipped). A skipped test
+# was not run and proves nothing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 program=test.sh
+
+# The arguments, checked before anything is installed, configured or built.
+ctest_value_options="-L --label-regex -LE --label-exclude -R --tests-regex -E --exclude-regex -j --parallel --timeout
+  --repeat"
+ctest_flags="-V --verbose -VV --extra-verbose --output-on-failure -N --show-only --rerun-failed --stop-on-failure
+  --schedule-random -Q --quiet --progress"
+args=("$@")
+i=0
+while [ "$i" -lt ${#args[@]} ]; do
+  arg=${args[$i]}
+  case "$arg" in
+    -h | --help)
+      script_help "${BASH_SOURCE[0]}"
+      exit 0
+      ;;
+  esac
+  # -j8 is -j 8.
+  if [[ $arg =~ ^-j[0-9]+$ ]]; then
+    check_whole_number "$program" "-j" "${arg#-j}" 1 1024
+    i=$((i + 1))
+    continue
+  fi
+  if [[ " $(echo $ctest_value_options) " == *" $arg "* ]]; then
+    value=${args[$((i + 1))]:-}
+    if [ $((i + 1)) -ge ${#args[@]} ] || [ -z "$value" ] || [[ $value == -* ]]; then
+      case "$arg" in
+        -L | --label-regex | -LE | --label-exclude) what="a label regular expression, such as host or gpu" ;;
+        -R | --tests-regex | -E | --exclude-regex) what="a test-name regular expression, such as scripts" ;;
+        -j | --parallel) what="a number of tests at a time, such as 4" ;;
+        --timeout) what="seconds, such as 600" ;;
+        --repeat) what="until-fail:N, until-pass:N or after-timeout:N" ;;
+      esac
+      refuse "$program" "$arg needs a value ($what)${value:+, not '$value'}."
+    fi
+    case "$arg" in
+      -j | --parallel) check_whole_number "$program" "$arg" "$value" 1 1024 ;;
+      --timeout) check_whole_number "$program" "$arg" "$value" 1 86400 ;;
+      --repeat)
+        [[ $value =~ ^(until-fail|until-pass|after-timeout):[1-9][0-9]{0,3}$ ]] ||
+          refuse "$program" "--repeat '$value' is not until-fail:N, until-pass:N or after-timeout:N (N from 1)."
+        ;;
+    esac
+    i=$((i + 2))
+    continue
+  fi
+  if [[ " $(echo $ctest_flags) " == *" $arg "* ]]; then
+    i=$((i + 1))
+    continue
+  fi
+  refuse "$program" "'$arg' is not a ctest option this script passes on (it takes -L, -LE, -R, -E, -j, --timeout," \
+    "--repeat, -V, -VV, --output-on-failure, -N, --rerun-failed, --stop-on-failure, --schedule-random, -Q and" \
+    "--progress; see scripts/test.sh --help)."
+done
+check_build_env "$program"
 build=$(build_dir)
 fetch_catch2=()
 

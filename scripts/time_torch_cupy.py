@@ -27,7 +27,9 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import output_files  # noqa: E402  scripts/output_files.py: the scripts' output checks and whole-file writes
 
 PROGRAM = "time_torch_cupy.py"
 EXIT_USAGE = 2
@@ -140,24 +142,7 @@ def format_count(n):
 
 def output_problem(path):
     """'' when path can be written as the CSV, else one sentence saying why not."""
-    if not path:
-        return "--csv needs a file name."
-    if os.path.isdir(path):
-        return f"cannot write --csv file '{path}': it is a directory."
-    if os.path.exists(path) and not os.path.isfile(path):
-        return f"cannot write --csv file '{path}': it is not a regular file."
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        return f"cannot write --csv file '{path}': the directory '{directory}' does not exist."
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".write_probe.", dir=directory)
-        os.close(fd)
-        os.remove(probe)
-    except OSError:
-        return f"cannot write --csv file '{path}': the directory '{directory}' is not writable."
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        return f"cannot write --csv file '{path}': the file is read-only."
-    return ""
+    return output_files.problem(path, "--csv")
 
 
 def parse_args(argv):
@@ -331,16 +316,8 @@ def to_csv(meta, records):
 
 
 def write_file_atomically(path, text):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".partial.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """The text written whole: a new file beside `path`, renamed into place."""
+    output_files.write(path, text)
 
 
 def make_record(n, key, title, reps_text, times_us, result, ref, verdict, errors, peak_gbs):

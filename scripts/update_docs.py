@@ -111,7 +111,6 @@ Markers inside fenced code blocks and inline code spans are left alone.
 
 from __future__ import annotations
 
-import argparse
 import math
 import operator
 import os
@@ -1112,20 +1111,27 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = output_files.Parser(
         prog=PROGRAM,
         description="Regenerates the results tables and values in README.md and chapters/*.md from results/h200/.",
     )
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated part is stale")
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
-    parser.add_argument("--results", type=Path, help="folder of the result files (default: ROOT/results/h200)")
+    parser.add_argument("--results", help="folder of the result files (default: ROOT/results/h200)")
     parser.add_argument("files", nargs="*", type=Path, help="Markdown files (default: README.md and chapters/*.md)")
     args = parser.parse_args(argv)
     if not args.root.is_dir():
         print(f"{PROGRAM}: --root '{args.root}' is not a directory: give the repository's folder.", file=sys.stderr)
         return 2
+    # A --results that is not a folder would leave every generated part "up to date"
+    # (nothing to compare with): refused, as a typo.
+    problem = args.results is not None and output_files.input_problem(args.results, "--results",
+                                                                      needs="that holds the result files")
+    if problem:
+        print(f"{PROGRAM}: {problem}", file=sys.stderr)
+        return 2
     root = args.root.resolve()
-    results = (args.results or root / "results" / "h200").resolve()
+    results = (Path(args.results) if args.results is not None else root / "results" / "h200").resolve()
     ctx = Context(root, results)
     docs = [p.resolve() for p in args.files] if args.files else default_documents(root) + library_documents(root, results)
     try:
@@ -1179,6 +1185,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     changed = [o for o in outcomes if o.new != o.old]
+    for o in changed:  # every file checked before the first is written
+        problem = output_files.problem(str(o.path), "the document")
+        if problem:
+            print(f"{PROGRAM}: {problem}", file=sys.stderr)
+            return 2
     for o in changed:
         write_atomically(o.path, o.new)
         print(f"updated {display(o.path, root)} ({len(o.stale)} part{'s' if len(o.stale) != 1 else ''})")

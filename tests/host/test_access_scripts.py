@@ -175,7 +175,12 @@ while [ $# -gt 0 ]; do [ "$1" = -o ] && {{ : > "$2.ncu-rep"; }}; shift; done
 exit 0
 """)
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    env = dict(os.environ, NCU=str(fake), REDUCTION_COMMIT="abc123")
+    # profile.sh asks nvidia-smi for a GPU before it writes anything: a stand-in finds one.
+    (tmp / "bin").mkdir()
+    (tmp / "bin" / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA Stand-in'\n")
+    (tmp / "bin" / "nvidia-smi").chmod(0o755)
+    env = dict(os.environ, NCU=str(fake), REDUCTION_COMMIT="abc123",
+               PATH=str(tmp / "bin") + os.pathsep + os.environ["PATH"])
     args = ["bash", str(ROOT / "scripts" / "profile.sh"), "--program", "access_01_stride_offset", "--build", str(BUILD),
             "--out", str(tmp / "out")]
     p = subprocess.run(args + ["stride-2", "offset-3", "--n", "2^20"], capture_output=True, text=True, env=env,

@@ -72,6 +72,21 @@ TEST_CASE("files are written whole or not at all", "[output]") {
   CHECK_THROWS(common::write_file_atomically("/nonexistent/dir/x.csv", "x"));
 }
 
+TEST_CASE("a name up to the file system's limit is written; a longer one is refused by name", "[output]") {
+  test_support::ScratchDir dir;
+  for (const std::size_t length : {246, 250, 255}) {
+    const std::string path = dir.file(std::string(length, 'n'));
+    CHECK(common::output_path_problem(path, "--csv").empty());
+    common::write_file_atomically(path, "a\n");
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    CHECK(ss.str() == "a\n");
+  }
+  const std::string problem = common::output_path_problem(dir.file(std::string(256, 'n')), "--csv");
+  CHECK(problem.find("its name is 256 bytes long") != std::string::npos);
+}
+
 TEST_CASE("theoretical bandwidth is 2 x clock x bus bytes", "[output]") {
   // The H200's attributes: 3201 MHz, 6016-bit bus -> 4814 GB/s (ANCHORS.md).
   CHECK(common::DeviceInfo::theoretical_bandwidth_gbs(3201000, 6016) == Approx(4814.3).epsilon(1e-4));

@@ -151,12 +151,23 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_profile(["13", "--build", build_dir, "--out", fixture], 2, "is not a directory", "an --out that is a file",
                    no_ncu)
 
+    # With every argument right, profile.sh asks nvidia-smi for a GPU before it writes
+    # anything: none (exit 3, nothing written), then a stand-in that finds one.
+    write_exe("nvidia-smi", "exit 9\n")
+    no_gpu = {"NCU": os.path.join(tmp, "ncu_none"), "PATH": fake_bin + os.pathsep + os.environ["PATH"]}
+    write_exe("ncu_none", "echo 'ncu must not run without a GPU' >&2\nexit 1\n")
+    no_gpu["NCU"] = os.path.join(fake_bin, "ncu_none")
+    expect_profile(["13"] + common, 3, "no NVIDIA GPU is visible", "no GPU", no_gpu)
+    check(not os.path.exists(outdir), "no GPU: the reports' folder is not created")
+    write_exe("nvidia-smi", "echo 'NVIDIA Stand-in'\n")
+    gpu_path = {"PATH": fake_bin + os.pathsep + os.environ["PATH"]}
+
     denied = write_exe("ncu_denied", """
 case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac
 echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters"
 exit 1
 """)
-    expect_profile(["13"] + common, 3, "ERR_NVGPUCTRPERM", "counters not permitted", {"NCU": denied})
+    expect_profile(["13"] + common, 3, "ERR_NVGPUCTRPERM", "counters not permitted", {"NCU": denied, **gpu_path})
 
     # A stand-in ncu: "-o BASE" writes BASE.ncu-rep, "--import" prints the synthetic export.
     fake = write_exe("ncu_fake", f"""
@@ -166,7 +177,7 @@ case " $* " in *" --clock-control none "*) ;; *) echo "clock control was not 'no
 while [ $# -gt 0 ]; do [ "$1" = -o ] && {{ : > "$2.ncu-rep"; }}; shift; done
 exit 0
 """)
-    rc, out, err = profile(["1", "13"] + common, {"NCU": fake, "REDUCTION_COMMIT": "abc123"})
+    rc, out, err = profile(["1", "13"] + common, {"NCU": fake, "REDUCTION_COMMIT": "abc123", **gpu_path})
     check(rc == 0, f"stand-in ncu: exit code {rc}; stderr: {err.strip()[-600:]}")
     table_csv = os.path.join(outdir, "ncu_metrics.csv")
     check(os.path.exists(table_csv), "stand-in ncu: ncu_metrics.csv was written")

@@ -160,11 +160,15 @@ def stand_in(path, text):
 
 with tempfile.TemporaryDirectory() as scratch:
     os.makedirs(os.path.join(scratch, "build", "experiments"))
+    os.makedirs(os.path.join(scratch, "bin"))
     stand_in(os.path.join(scratch, "build", "experiments", "volatile_last_warp"), STAND_IN_LAST_WARP)
     stand_in(os.path.join(scratch, "build", "experiments", "warp_tools"), STAND_IN_WARP_TOOLS)
     stand_in(os.path.join(scratch, "compute-sanitizer"), STAND_IN_SANITIZER)
+    # The script asks nvidia-smi for a GPU before it writes anything: a stand-in one.
+    stand_in(os.path.join(scratch, "bin", "nvidia-smi"), "#!/bin/sh\necho 'NVIDIA Stand-in'\n")
     env = {**os.environ, "BUILD_DIR": os.path.join(scratch, "build"),
-           "COMPUTE_SANITIZER": os.path.join(scratch, "compute-sanitizer")}
+           "COMPUTE_SANITIZER": os.path.join(scratch, "compute-sanitizer"),
+           "PATH": os.path.join(scratch, "bin") + os.pathsep + os.environ["PATH"]}
 
     out_dir = os.path.join(scratch, "clean")
     p = subprocess.run([script], capture_output=True, text=True, timeout=120, env={**env, "OUT": out_dir})
