@@ -11,6 +11,10 @@ namespace multi_gpu {
 // every GPU that holds the same partials writes the same bits. On the current device.
 void launch_add_in_rank_order(const float* partials, int count, float* out, cudaStream_t stream);
 
+// Holds `stream` of the current device for about `ns` nanoseconds (one thread spinning):
+// the tests let one GPU fall behind the others with it.
+void launch_spin(unsigned long long ns, cudaStream_t stream);
+
 // Holds back the work enqueued behind it on each GPU until the host opens it, so the
 // start events of a repetition fire together on every GPU instead of one host launch
 // apart. The two words it polls and flags live in pinned, mapped host memory.
