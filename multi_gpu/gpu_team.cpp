@@ -18,35 +18,14 @@
 #include "device_info.hpp"
 #include "inputs.hpp"
 #include "measure.hpp"
+#include "nccl_check.hpp"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
 
 namespace multi_gpu {
 namespace {
 
-// The stage every GPU sums its shard with: the project's best single-pass stage.
-constexpr const char* kStage = "one_cluster";
-
-// What NCCL itself allocates on each GPU (its buffers per peer and channel) is not known
-// before ncclCommInitAll; this margin keeps the memory check from promising what cannot fit.
-constexpr std::size_t kNcclAllowance = std::size_t{512} << 20;
-
-void check_nccl(ncclResult_t result, const char* expr, const char* file, int line) {
-  if (result == ncclSuccess) return;
-  const char* last = ncclGetLastError(nullptr);
-  throw std::runtime_error(std::string("NCCL error ") + ncclGetErrorString(result) +
-                           (last != nullptr && *last != '\0' ? std::string(" (") + last + ")" : std::string()) +
-                           " in " + expr + " at " + file + ":" + std::to_string(line));
-}
-
-#define NCCL_CHECK(expr) check_nccl((expr), #expr, __FILE__, __LINE__)
-
-const reduction::Stage& stage() {
-  static const reduction::Stage* s = reduction::find_stage(kStage);
-  if (s == nullptr) throw std::logic_error(std::string("the registry has no stage '") + kStage + "'");
-  return *s;
-}
-
+// This thread drives every GPU of the team: each call that touches one makes it current first.
 void set_device(int g) { CUDA_CHECK(cudaSetDevice(g)); }
 
 std::uint32_t bits_of(float f) {
@@ -122,10 +101,10 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
   // Every refusal before any allocation.
   for (int g = 0; g < setup_.gpus; ++g) {
     const common::DeviceInfo info = common::query_device(g);
-    const int block = reduction::effective_block(stage(), 0, info);
+    const int block = reduction::effective_block(shard_stage(), 0, info);
     const std::size_t shard_values = g == 0 ? gpus * n_max : n_max;
-    std::size_t scratch = stage().plan(n_max, block, info).scratch_bytes * 2;
-    if (g == 0) scratch += stage().plan(gpus * n_max, block, info).scratch_bytes;
+    std::size_t scratch = shard_stage().plan(n_max, block, info).scratch_bytes * 2;
+    if (g == 0) scratch += shard_stage().plan(gpus * n_max, block, info).scratch_bytes;
     common::MemoryNeed need;
     need.add(g == 0 ? "every shard" : "shard", shard_values * sizeof(float))
         .add("copy of shard 0", g == 0 && gpus > 1 ? n_max * sizeof(float) : 0)
@@ -142,7 +121,7 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     set_device(g);
     auto p = std::make_unique<Gpu>(g);
     if (setup_.flush_l2) p->flusher = std::make_unique<common::L2Flusher>(p->info.l2_bytes, setup_.flush);
-    p->block = reduction::effective_block(stage(), 0, p->info);
+    p->block = reduction::effective_block(shard_stage(), 0, p->info);
     p->data = common::DeviceBuffer<float>(g == 0 ? gpus * n_max : n_max);
     p->reduced = common::DeviceBuffer<float>(n_max);
     p->partials = common::DeviceBuffer<float>(gpus);
@@ -165,7 +144,9 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     gpus_.push_back(std::move(p));
   }
 
-  // Peer access both ways between GPU 0 and every other GPU, where the hardware allows it.
+  // Peer access both ways between GPU 0 and every other GPU, where the hardware allows it
+  // (copy_to_one's path; the peer-store rows need it between every pair of the GPUs in
+  // use, which use() enables).
   for (int g = 1; g < setup_.gpus; ++g) {
     int to = 0;
     int from = 0;
@@ -201,6 +182,8 @@ void GpuTeam::use(int count) {
     p->whole_sum.reset();
   }
   n_ = 0;
+  // One communicator per GPU in use, made anew for each count: a communicator's ranks
+  // are fixed when it is made.
   destroy_comms();
   std::vector<int> devices(static_cast<std::size_t>(count));
   for (int g = 0; g < count; ++g) devices[static_cast<std::size_t>(g)] = g;
@@ -222,7 +205,7 @@ void GpuTeam::set_size(std::uint64_t n) {
   n_ = n;
   // On every GPU: the stage over its shard's first n, and the peer-store sum's plan and
   // scratch; on GPU 0 also the stage over the reduced array and over every shard.
-  const reduction::Stage& s = stage();
+  const reduction::Stage& s = shard_stage();
   for (int g = 0; g < count(); ++g) {
     Gpu& p = gpu(g);
     set_device(g);
@@ -255,6 +238,23 @@ common::Reference GpuTeam::reference() const {
   }
   return r;
 }
+
+std::string GpuTeam::copy_path(int g) const {
+  if (g == 0) return "local";
+  return gpu(g).peer_with_0 ? "peer" : "host";
+}
+
+std::string GpuTeam::copy_paths() const {
+  bool peer = false;
+  bool host = false;
+  for (int g = 1; g < count(); ++g) (gpu(g).peer_with_0 ? peer : host) = true;
+  if (peer && host) return "peer+host";
+  return peer ? "peer" : (host ? "host" : "local");
+}
+
+const std::string& GpuTeam::device_name(int g) const { return gpu(g).info.name; }
+
+double GpuTeam::peak_gbs(int g) const { return gpu(g).info.peak_bandwidth_gbs(); }
 
 void GpuTeam::restore_shard_0() {
   const std::size_t end = std::min(static_cast<std::size_t>(count()) * n_, gpu(0).shard_copy.size());
@@ -536,19 +536,6 @@ TimedOutcome GpuTeam::time(Method m, const common::TimingOptions& timing) {
   return out;
 }
 
-std::string GpuTeam::copy_path(int g) const {
-  if (g == 0) return "local";
-  return gpu(g).peer_with_0 ? "peer" : "host";
-}
-
-std::string GpuTeam::copy_paths() const {
-  bool peer = false;
-  bool host = false;
-  for (int g = 1; g < count(); ++g) (gpu(g).peer_with_0 ? peer : host) = true;
-  if (peer && host) return "peer+host";
-  return peer ? "peer" : (host ? "host" : "local");
-}
-
 std::vector<std::string> GpuTeam::describe() const {
   std::vector<std::string> lines;
   for (const auto& p : gpus_) {
@@ -564,9 +551,5 @@ std::vector<std::string> GpuTeam::describe() const {
   }
   return lines;
 }
-
-const std::string& GpuTeam::device_name(int g) const { return gpu(g).info.name; }
-
-double GpuTeam::peak_gbs(int g) const { return gpu(g).info.peak_bandwidth_gbs(); }
 
 }  // namespace multi_gpu

@@ -54,8 +54,11 @@ StartGate::StartGate() {
   device_ = static_cast<unsigned*>(d);
 }
 
+StartGate::StartGate(unsigned* host_words, unsigned* device_words)
+    : host_(host_words), device_(device_words), owned_(false) {}
+
 StartGate::~StartGate() {
-  if (host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
+  if (owned_ && host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
 }
 
 void StartGate::enqueue(cudaStream_t stream, unsigned ticket, unsigned limit_ms) {

@@ -21,6 +21,10 @@ void launch_spin(unsigned long long ns, cudaStream_t stream);
 class StartGate {
  public:
   StartGate();
+  // A gate on two words the caller owns and keeps (for example a page shared between the
+  // processes of one node and registered with cudaHostRegister as mapped memory), so that
+  // one store by any of them opens every process's gates.
+  StartGate(unsigned* host_words, unsigned* device_words);
   ~StartGate();
   StartGate(const StartGate&) = delete;
   StartGate& operator=(const StartGate&) = delete;
@@ -37,6 +41,7 @@ class StartGate {
  private:
   unsigned* host_ = nullptr;    // [0] the ticket the host opened, [1] set by a gate that gave up
   unsigned* device_ = nullptr;  // the same words, as the GPUs address them
+  bool owned_ = true;           // host_ came from cudaHostAlloc here
 };
 
 }  // namespace multi_gpu
