@@ -7,7 +7,9 @@
 // every GPU, launch after launch with no synchronisation between, one GPU held back at a
 // time, as the grids change with n; the same with the ranks as streams of one GPU (so it
 // runs on a one-GPU machine too); and its deadline, which turns a missing GPU into a
-// failed launch rather than a hang.
+// failed launch rather than a hang. One process per GPU (rank_gpu.hpp): a one-rank team
+// gives every NCCL row the bits of the one-process team (multi_gpu_mpi's runs with
+// several ranks: tests/gpu/test_multi_gpu_mpi.py).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +29,7 @@
 #include "inputs.hpp"
 #include "kernels.hpp"
 #include "peer_store.hpp"
+#include "rank_gpu.hpp"
 #include "verify.hpp"
 
 using multi_gpu::GpuTeam;
@@ -430,4 +433,53 @@ TEST_CASE("a rank that never runs its launch makes the exchange give up, and a r
   CUDA_CHECK(cudaMemcpy(both, outs.get(), sizeof both, cudaMemcpyDeviceToHost));
   CHECK(both[0] == 3.75f);
   CHECK(both[1] == 3.75f);
+}
+
+TEST_CASE("one process per GPU: each NCCL row of a one-rank team gives the one-process team's bits",
+          "[multi_gpu][rank_gpu]") {
+  multi_gpu::keep_nvls_off();
+  for (const char* pattern : {"mixed_signs", "with_nan"}) {
+    GpuTeam team(setup_for(1, kSizes, pattern));
+    team.use(1);
+    multi_gpu::RankSetup setup;
+    setup.device = 0;
+    setup.rank = 0;
+    setup.most_ranks = 1;
+    setup.sizes = kSizes;
+    setup.pattern = pattern;
+    setup.seed = 7;
+    multi_gpu::RankGpu rank(setup);
+    ncclUniqueId id;
+    REQUIRE(ncclGetUniqueId(&id) == ncclSuccess);
+    rank.join(1, 0, id);
+    REQUIRE(rank.joined());
+    for (const std::uint64_t n : kSizes) {
+      team.set_size(n);
+      rank.set_size(n);
+      INFO("pattern " << pattern << ", n " << n);
+      if (std::isnan(team.reference().sum))
+        CHECK(std::isnan(rank.reference().sum));
+      else
+        CHECK(rank.reference().sum == team.reference().sum);  // shard 0 of both, seed 7
+      for (const Method m : multi_gpu::all_methods()) {
+        if (!multi_gpu::method_across_processes(m)) continue;
+        INFO("method " << multi_gpu::method_id(m));
+        const float mine = rank.run_once(m);
+        const multi_gpu::Outcome o = team.run_checked(m);
+        CHECK_FALSE(common::is_poison(mine));
+        CHECK(bits(mine) == bits(o.results[0]));
+        CHECK(rank.stage_depth(m) > 0);
+        CHECK(rank.holds_result(m));
+      }
+    }
+    // The pieces of a timed repetition.
+    rank.flush_l2();
+    rank.record_start();
+    rank.enqueue(Method::shard_then_one_float);
+    rank.record_stop();
+    CHECK(rank.elapsed_us() > 0.0);
+    rank.leave();
+    CHECK_FALSE(rank.joined());
+  }
+  CHECK_FALSE(multi_gpu::method_across_processes(Method::shard_then_peer_store));
 }
