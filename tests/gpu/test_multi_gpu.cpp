@@ -276,7 +276,7 @@ std::size_t stress_size(int i) { return (static_cast<std::size_t>(i) * 7 + stati
 // launch must have given every rank the same bits: the right sum, the same bits as
 // every other launch at that size, and for the exchange alone exactly the host's
 // rank-order sum of the partials.
-void stress_exchange(const std::vector<int>& devices, int launches, unsigned seed) {
+void stress_exchange(const std::vector<int>& devices, int launches, unsigned seed, unsigned limit_ms = 10000) {
   const std::string problem = multi_gpu::enable_peer_access(devices);
   REQUIRE(problem.empty());
   const int ranks = static_cast<int>(devices.size());
@@ -308,7 +308,7 @@ void stress_exchange(const std::vector<int>& devices, int launches, unsigned see
     rs.push_back(std::move(rank));
   }
 
-  multi_gpu::PeerExchange exchange(devices);
+  multi_gpu::PeerExchange exchange(devices, limit_ms);
   std::mt19937 rng(seed);
   std::vector<int> order(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) order[static_cast<std::size_t>(r)] = r;
@@ -399,6 +399,19 @@ TEST_CASE("the peer exchange between GPUs", "[multi_gpu][peer_store]") {
   }
   // Two ranks on each of two GPUs: stores to a peer and to a stream beside it at once.
   if (multi_gpu::enable_peer_access({0, 1}).empty()) stress_exchange({0, 1, 1, 0}, 300, 9);
+}
+
+// Small enough for compute-sanitizer (scripts/device_multi_gpu.sh runs memcheck, racecheck,
+// synccheck and initcheck over it): one rank; two ranks as streams of GPU 0; every GPU
+// present. A tool that ran the ranks' kernels one after another would make the exchange
+// give up (3 s per launch here) and fail, not hang.
+TEST_CASE("the peer-store kernels, a few launches, for the sanitizers", "[multi_gpu][peer_sanitize]") {
+  stress_exchange({0}, 9, 21, 3000);
+  stress_exchange({0, 0}, 9, 22, 3000);
+  const std::vector<int> counts = peer_counts();
+  std::vector<int> devices;
+  for (int g = 0; g < counts.back(); ++g) devices.push_back(g);
+  if (devices.size() > 1 && multi_gpu::enable_peer_access(devices).empty()) stress_exchange(devices, 9, 23, 3000);
 }
 
 TEST_CASE("a rank that never runs its launch makes the exchange give up, and a reset recovers it",

@@ -31,7 +31,7 @@ PREFIX = "multi_gpu_mpi:"
 
 # Open MPI refuses to start as root unless told; --oversubscribe lets 2 ranks run on 1 core.
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-LAUNCH = [mpiexec, "--oversubscribe", "-q", "-np"]
+LAUNCH = [mpiexec, "--oversubscribe", "-np"]
 
 
 def gpus_present():
