@@ -67,10 +67,12 @@ void launch_peer_exchange(const float* partial, float* out, const PeerView& view
 std::string enable_peer_access(const std::vector<int>& devices);
 
 // The exchange areas of a team and its launch numbers. Made for GPUs `devices` (rank r
-// is devices[r]) once enable_peer_access() has said yes; the areas start zeroed.
+// is devices[r]) once enable_peer_access() has said yes; the areas start zeroed. A
+// waiting thread gives up after `limit_ms` (5 s, as the start gate: a launch that works
+// waits microseconds, at most for the slowest GPU's sum).
 class PeerExchange {
  public:
-  explicit PeerExchange(std::vector<int> devices, unsigned limit_ms = 10000);
+  explicit PeerExchange(std::vector<int> devices, unsigned limit_ms = 5000);
   ~PeerExchange();
   PeerExchange(const PeerExchange&) = delete;
   PeerExchange& operator=(const PeerExchange&) = delete;

@@ -174,9 +174,12 @@ mpi_note=""
 if [ -n "$mpirun" ] && mpi_version=$(timeout 20 "$mpirun" --version 2>&1 | head -n 1); then
   echo "MPI: $mpi_version ($mpirun)"
   # Open MPI starts as root only when told; its shared-memory transport suffices in one node
-  # (Open MPI 5: pml ob1 with the sm and self transports, no UCX or libfabric probing).
+  # (Open MPI 5: pml ob1 with the sm and self transports, and no UCX one-sided component,
+  # which would probe for network hardware and complain; shared windows use osc sm).
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  if [[ "$mpi_version" == *"Open MPI) 5."* ]]; then export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm; fi
+  if [[ "$mpi_version" == *"Open MPI) 5."* ]]; then
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,sm OMPI_MCA_osc=^ucx
+  fi
 else
   mpirun=""
   mpi_note="no MPI runtime (run scripts/get_mpi.sh where there is a network and carry .deps/mpi)"

@@ -208,6 +208,8 @@ TEST_CASE("the peer-store rows give the right sum and the same bits on every GPU
         team.set_size(n);
         INFO(count << " GPUs, n " << n << ", round " << round);
         const multi_gpu::Outcome once = team.run_checked(Method::shard_then_peer_store);
+        INFO(once.check.detail);
+        REQUIRE(once.check.ok);  // a broken exchange stops here, not after 80 launches that give up
         // Back to back with no synchronisation, a different GPU held back before each launch.
         const multi_gpu::Outcome many = team.run_checked(Method::shard_then_peer_store, 40, true);
         const multi_gpu::Outcome exchange = team.run_checked(Method::peer_store_one_float, 40, true);
@@ -272,11 +274,12 @@ std::size_t stress_size(int i) { return (static_cast<std::size_t>(i) * 7 + stati
 // Rank r on GPU devices[r], each on a stream of its own (two ranks may share a GPU): two
 // of every three launches the fused sum, at a size that changes every launch, the third
 // the exchange alone; the ranks' launches enqueued in a shuffled order, one rank held back
-// by a spin kernel before each, and nothing synchronised until the end. Then every
+// by a spin kernel before each, and nothing synchronised but after launch 1 and every
+// 100th (to fail early where the exchange gives up, limit_ms each). Then every
 // launch must have given every rank the same bits: the right sum, the same bits as
 // every other launch at that size, and for the exchange alone exactly the host's
 // rank-order sum of the partials.
-void stress_exchange(const std::vector<int>& devices, int launches, unsigned seed, unsigned limit_ms = 10000) {
+void stress_exchange(const std::vector<int>& devices, int launches, unsigned seed, unsigned limit_ms = 2000) {
   const std::string problem = multi_gpu::enable_peer_access(devices);
   REQUIRE(problem.empty());
   const int ranks = static_cast<int>(devices.size());
@@ -328,6 +331,14 @@ void stress_exchange(const std::vector<int>& devices, int launches, unsigned see
                                    exchange.view(r), launch, rank.stream.get());
       else
         multi_gpu::launch_peer_exchange(rank.partial.get(), out, exchange.view(r), launch, rank.stream.get());
+    }
+    // A broken exchange fails after the first launches, not after hundreds that give up.
+    if (i == 1 || (i + 1) % 100 == 0) {
+      for (auto& rank : rs) {
+        CUDA_CHECK(cudaSetDevice(rank->device));
+        CUDA_CHECK(cudaStreamSynchronize(rank->stream.get()));
+      }
+      REQUIRE_FALSE(exchange.gave_up());
     }
   }
   std::vector<std::vector<float>> outs;

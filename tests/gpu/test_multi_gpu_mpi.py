@@ -81,7 +81,7 @@ with tempfile.TemporaryDirectory(prefix="multi_gpu_mpi_test.") as work:
             label = f"-np {k} {' '.join(sizes)} {pattern}"
             mpi_csv = os.path.join(work, f"mpi_{k}.csv")
             sum_csv = os.path.join(work, f"sum_{k}.csv")
-            command = [mpiexec, "-np", str(k)]
+            command = [mpiexec, "-np", str(k), "--oversubscribe", "--bind-to", "none"]
             for v in forwarded:
                 command += ["-x", v]
             command += [mpi_program, "--gpus", f"1,{k}" if k > 1 else "1", "--csv", mpi_csv] + common
