@@ -393,23 +393,28 @@ for name, title in (("multi_gpu", "one process drives every GPU"), ("multi_gpu_m
         continue
     failed = [r for r in data if r.get("check") != "ok"]
     g = max(int(r["gpus"]) for r in data)
-    at = {(r["n"], r["key"]): r for r in data if int(r["gpus"]) == g}
+    by = {(int(r["gpus"]), int(r["n"]), r["key"]): r for r in data}
     sizes = sorted({int(r["n"]) for r in data if int(r["gpus"]) == g})
-    print(f"\n{name}{sfx}.csv ({title}): {len(data)} rows, {len(failed)} not ok; at {g} GPUs, median us and eff:")
-    print(f"{'n/GPU':>7} {'1-float':>8} {'fixed':>8} {'peer':>8} {'eff 1f':>7} {'eff peer':>8}"
-          f" {'AR 1f':>7} {'peer 1f':>8} {'AR/peer':>8}")
+
+    def cell(gpus, n, key, col):
+        r = by.get((gpus, n, key))
+        return num(r, col) if r else float("nan")
+
+    print(f"\n{name}{sfx}.csv ({title}): {len(data)} rows, {len(failed)} not ok. At {g} GPUs, median us;"
+          f" eff against shard_then_one_float on 1 GPU; '+G' = this row at {g} GPUs less at 1 GPU (what the"
+          f" combine across GPUs adds); 1-float rows alone and their ratio:")
+    print(f"{'n/GPU':>7} {'1-float':>8} {'fixed':>8} {'peer':>8} {'eff 1f':>7} {'eff peer':>8} {'+G 1f':>7}"
+          f" {'+G peer':>8} {'AR 1f':>7} {'peer 1f':>8} {'AR/peer':>8}")
     for n in sizes:
-        def cell(key, col):
-            r = at.get((str(n), key))
-            return num(r, col) if r else float("nan")
-        ar, p1 = cell("allreduce_one_float", "median_us"), cell("peer_store_one_float", "median_us")
+        one, peer = cell(g, n, "shard_then_one_float", "median_us"), cell(g, n, "shard_then_peer_store", "median_us")
+        ar, p1 = cell(g, n, "allreduce_one_float", "median_us"), cell(g, n, "peer_store_one_float", "median_us")
         k = n.bit_length() - 1
         label = f"2^{k}" if n == 1 << k else str(n)
-        print(f"{label:>7} {fmt(cell('shard_then_one_float', 'median_us'), '8.1f')}"
-              f" {fmt(cell('shard_then_fixed_order', 'median_us'), '8.1f')}"
-              f" {fmt(cell('shard_then_peer_store', 'median_us'), '8.1f')}"
-              f" {fmt(cell('shard_then_one_float', 'efficiency'), '7.2f')}"
-              f" {fmt(cell('shard_then_peer_store', 'efficiency'), '8.2f')}"
+        print(f"{label:>7} {fmt(one, '8.1f')} {fmt(cell(g, n, 'shard_then_fixed_order', 'median_us'), '8.1f')}"
+              f" {fmt(peer, '8.1f')} {fmt(cell(g, n, 'shard_then_one_float', 'efficiency'), '7.2f')}"
+              f" {fmt(cell(g, n, 'shard_then_peer_store', 'efficiency'), '8.2f')}"
+              f" {fmt(one - cell(1, n, 'shard_then_one_float', 'median_us'), '7.1f')}"
+              f" {fmt(peer - cell(1, n, 'shard_then_peer_store', 'median_us'), '8.1f')}"
               f" {fmt(ar, '7.1f')} {fmt(p1, '8.2f')} {fmt(ar / p1 if p1 == p1 and p1 > 0 else float('nan'), '8.1f')}")
     for r in failed[:5]:
         print(f"  not ok: {r['gpus']} GPUs, n {r['n']}, {r['key']}: {r.get('check')}")
