@@ -385,10 +385,14 @@ void stress_exchange(const std::vector<int>& devices, int launches, unsigned see
 
 }  // namespace
 
+// Two and four ranks on one GPU: their kernels run side by side as the blocks that do not
+// wait leave room. (Not more: a GPU feeds streams through a few hardware queues,
+// CUDA_DEVICE_MAX_CONNECTIONS, 8 by default, and two ranks whose streams shared a queue
+// would run one kernel after the other, so the first would wait for a word the second
+// never sends before it ends.)
 TEST_CASE("the peer exchange between ranks that are streams of one GPU", "[multi_gpu][peer_store]") {
   stress_exchange({0, 0}, 600, 1);
   stress_exchange({0, 0, 0, 0}, 600, 2);
-  stress_exchange({0, 0, 0, 0, 0, 0, 0, 0}, 300, 3);
 }
 
 TEST_CASE("the peer exchange between GPUs", "[multi_gpu][peer_store]") {
