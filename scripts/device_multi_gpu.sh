@@ -345,13 +345,20 @@ elif enough "compute-sanitizer" 30; then
       worst=1
       continue
     fi
-    echo "# compute-sanitizer --tool $tool gpu_multi_gpu_tests [peer_sanitize]" >>"$out"
-    timeout "$t" "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_bin" "[peer_sanitize]" >>"$out" 2>&1
+    # exit 99: the tool found an error; another non-zero exit: a test case failed (one that
+    # gave up waiting says the tool ran the ranks' kernels one after another).
+    timeout "$t" "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_bin" "[peer_sanitize]" \
+      >/tmp/device_multi_gpu_sanitize.txt 2>&1
     rc=$?
-    grep -E "(ERROR|RACECHECK) SUMMARY|All tests passed|test cases?:" "$out" | tail -n 2
+    {
+      echo "# compute-sanitizer --tool $tool gpu_multi_gpu_tests [peer_sanitize]: exit $rc"
+      cat /tmp/device_multi_gpu_sanitize.txt
+      echo
+    } >>"$out"
+    echo "$tool (exit $rc): $(grep -E "(ERROR|RACECHECK) SUMMARY|All tests passed|test cases?:" \
+      /tmp/device_multi_gpu_sanitize.txt | tr '\n' ' ')"
     verdicts+=" $tool:$([ "$rc" -eq 0 ] && echo clean || echo "exit $rc")"
     [ "$rc" -eq 0 ] || worst=$rc
-    echo >>"$out"
   done
   done_step "compute-sanitizer" "$worst" "$([ "$worst" -eq 0 ] && echo ok || echo FAILED):$verdicts"
   note "$out"
