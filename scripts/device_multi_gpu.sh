@@ -127,6 +127,11 @@ echo "device_multi_gpu.sh on $present x $gpu_name: results into $RESULTS_DIR, GP
 step "topology"
 topology=$RESULTS_DIR/topology.txt
 {
+  echo "# device: $gpu_name"
+  echo "# gpus: $present"
+  echo "# driver: $(timeout 20 nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 2>/dev/null)"
+  echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "# nvidia-smi topo -m"
   timeout 20 nvidia-smi topo -m 2>&1
   if [ "$present" -gt 1 ]; then
