@@ -1,3 +1,5 @@
+// The GPUs of one process (gpu_team.hpp): their set-up, each method's work on every
+// GPU, the checked run and the timed repetitions. Chapter: chapters/26_multi_gpu.md
 #include "gpu_team.hpp"
 
 #include <nvtx3/nvToolsExt.h>
@@ -16,35 +18,14 @@
 #include "device_info.hpp"
 #include "inputs.hpp"
 #include "measure.hpp"
+#include "nccl_check.hpp"
 #include "prepared_stage.hpp"
 #include "registry.hpp"
 
 namespace multi_gpu {
 namespace {
 
-// The stage every GPU sums its shard with: the project's best single-pass stage.
-constexpr const char* kStage = "one_cluster";
-
-// What NCCL itself allocates on each GPU (its buffers per peer and channel) is not known
-// before ncclCommInitAll; this margin keeps the memory check from promising what cannot fit.
-constexpr std::size_t kNcclAllowance = std::size_t{512} << 20;
-
-void check_nccl(ncclResult_t result, const char* expr, const char* file, int line) {
-  if (result == ncclSuccess) return;
-  const char* last = ncclGetLastError(nullptr);
-  throw std::runtime_error(std::string("NCCL error ") + ncclGetErrorString(result) +
-                           (last != nullptr && *last != '\0' ? std::string(" (") + last + ")" : std::string()) +
-                           " in " + expr + " at " + file + ":" + std::to_string(line));
-}
-
-#define NCCL_CHECK(expr) check_nccl((expr), #expr, __FILE__, __LINE__)
-
-const reduction::Stage& stage() {
-  static const reduction::Stage* s = reduction::find_stage(kStage);
-  if (s == nullptr) throw std::logic_error(std::string("the registry has no stage '") + kStage + "'");
-  return *s;
-}
-
+// This thread drives every GPU of the team: each call that touches one makes it current first.
 void set_device(int g) { CUDA_CHECK(cudaSetDevice(g)); }
 
 std::uint32_t bits_of(float f) {
@@ -61,37 +42,6 @@ void poison(float* p, std::size_t count, cudaStream_t stream) {
 }
 
 }  // namespace
-
-const std::vector<Method>& all_methods() {
-  static const std::vector<Method> methods = {Method::shard_then_one_float, Method::shard_then_fixed_order,
-                                              Method::allreduce_whole, Method::copy_to_one,
-                                              Method::allreduce_one_float};
-  return methods;
-}
-
-const char* method_id(Method m) {
-  switch (m) {
-    case Method::shard_then_one_float: return "shard_then_one_float";
-    case Method::shard_then_fixed_order: return "shard_then_fixed_order";
-    case Method::allreduce_whole: return "allreduce_whole";
-    case Method::copy_to_one: return "copy_to_one";
-    case Method::allreduce_one_float: return "allreduce_one_float";
-  }
-  return "unknown";
-}
-
-const char* method_title(Method m) {
-  switch (m) {
-    case Method::shard_then_one_float: return "shard sums, all-reduce 1 float";
-    case Method::shard_then_fixed_order: return "shard sums, all-gather, rank order";
-    case Method::allreduce_whole: return "all-reduce whole shards, 1 sum";
-    case Method::copy_to_one: return "copy shards to GPU 0, 1 sum";
-    case Method::allreduce_one_float: return "all-reduce of 1 float alone";
-  }
-  return "unknown";
-}
-
-bool method_deterministic(Method m) { return m == Method::shard_then_fixed_order || m == Method::copy_to_one; }
 
 std::string keep_nvls_off() {
   setenv("NCCL_NVLS_ENABLE", "0", 0);
@@ -130,6 +80,9 @@ struct GpuTeam::Gpu {
   std::unique_ptr<reduction::PreparedStage> shard_sum;
   std::unique_ptr<reduction::PreparedStage> reduced_sum;
   std::unique_ptr<reduction::PreparedStage> whole_sum;
+  // shard_then_peer_store's sum of this shard's first n: its plan, its counter and slots.
+  PeerSumPlan peer_plan;
+  common::DeviceBuffer<unsigned char> peer_scratch;
 
   explicit Gpu(int g) : ordinal(g), info(common::query_device(g)) {}
   // The members are freed after this body, with their own device current.
@@ -148,10 +101,10 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
   // Every refusal before any allocation.
   for (int g = 0; g < setup_.gpus; ++g) {
     const common::DeviceInfo info = common::query_device(g);
-    const int block = reduction::effective_block(stage(), 0, info);
+    const int block = reduction::effective_block(shard_stage(), 0, info);
     const std::size_t shard_values = g == 0 ? gpus * n_max : n_max;
-    std::size_t scratch = stage().plan(n_max, block, info).scratch_bytes * 2;
-    if (g == 0) scratch += stage().plan(gpus * n_max, block, info).scratch_bytes;
+    std::size_t scratch = shard_stage().plan(n_max, block, info).scratch_bytes * 2;
+    if (g == 0) scratch += shard_stage().plan(gpus * n_max, block, info).scratch_bytes;
     common::MemoryNeed need;
     need.add(g == 0 ? "every shard" : "shard", shard_values * sizeof(float))
         .add("copy of shard 0", g == 0 && gpus > 1 ? n_max * sizeof(float) : 0)
@@ -168,7 +121,7 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     set_device(g);
     auto p = std::make_unique<Gpu>(g);
     if (setup_.flush_l2) p->flusher = std::make_unique<common::L2Flusher>(p->info.l2_bytes, setup_.flush);
-    p->block = reduction::effective_block(stage(), 0, p->info);
+    p->block = reduction::effective_block(shard_stage(), 0, p->info);
     p->data = common::DeviceBuffer<float>(g == 0 ? gpus * n_max : n_max);
     p->reduced = common::DeviceBuffer<float>(n_max);
     p->partials = common::DeviceBuffer<float>(gpus);
@@ -191,7 +144,9 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     gpus_.push_back(std::move(p));
   }
 
-  // Peer access both ways between GPU 0 and every other GPU, where the hardware allows it.
+  // Peer access both ways between GPU 0 and every other GPU, where the hardware allows it
+  // (copy_to_one's path; the peer-store rows need it between every pair of the GPUs in
+  // use, which use() enables).
   for (int g = 1; g < setup_.gpus; ++g) {
     int to = 0;
     int from = 0;
@@ -227,11 +182,19 @@ void GpuTeam::use(int count) {
     p->whole_sum.reset();
   }
   n_ = 0;
+  // One communicator per GPU in use, made anew for each count: a communicator's ranks
+  // are fixed when it is made.
   destroy_comms();
   std::vector<int> devices(static_cast<std::size_t>(count));
   for (int g = 0; g < count; ++g) devices[static_cast<std::size_t>(g)] = g;
   comms_.resize(static_cast<std::size_t>(count));
   NCCL_CHECK(ncclCommInitAll(comms_.data(), count, devices.data()));
+  // The peer-store rows: peer access between every pair, then the team's exchange areas
+  // (new for every count: zeroed, launches numbered from 1; every GPU of the team takes
+  // part in every launch, which the safety of the slots rests on, peer_store.cu).
+  peer_.reset();
+  peer_problem_ = enable_peer_access(devices);
+  if (peer_problem_.empty()) peer_ = std::make_unique<PeerExchange>(devices);
 }
 
 void GpuTeam::set_size(std::uint64_t n) {
@@ -240,12 +203,18 @@ void GpuTeam::set_size(std::uint64_t n) {
     throw std::logic_error("GpuTeam::set_size(" + std::to_string(n) + ") without use() or outside the setup's sizes");
   size_index_ = static_cast<std::size_t>(it - setup_.sizes.begin());
   n_ = n;
-  const reduction::Stage& s = stage();
+  // On every GPU: the stage over its shard's first n, and the peer-store sum's plan and
+  // scratch; on GPU 0 also the stage over the reduced array and over every shard.
+  const reduction::Stage& s = shard_stage();
   for (int g = 0; g < count(); ++g) {
     Gpu& p = gpu(g);
     set_device(g);
     p.shard_sum = std::make_unique<reduction::PreparedStage>(s, s.plan(n, p.block, p.info), p.data.get(), n, p.block,
                                                              p.stream.get());
+    p.peer_plan = plan_peer_sum(p.data.get(), n, p.info.sm_count);
+    p.peer_scratch = common::DeviceBuffer<unsigned char>(p.peer_plan.scratch_bytes);
+    CUDA_CHECK(cudaMemset(p.peer_scratch.get(), 0, p.peer_scratch.bytes()));  // each launch leaves it zeroed
+    CUDA_CHECK(cudaDeviceSynchronize());
     if (g != 0) continue;
     p.reduced_sum = std::make_unique<reduction::PreparedStage>(s, s.plan(n, p.block, p.info), p.reduced.get(), n,
                                                                p.block, p.stream.get());
@@ -259,6 +228,8 @@ int GpuTeam::count() const { return static_cast<int>(comms_.size()); }
 
 std::uint64_t GpuTeam::n_per_gpu() const { return n_; }
 
+std::uint64_t GpuTeam::peer_launches() const { return peer_ ? peer_->launches() : 0; }
+
 common::Reference GpuTeam::reference() const {
   common::Reference r;
   for (int g = 0; g < count(); ++g) {
@@ -267,6 +238,23 @@ common::Reference GpuTeam::reference() const {
   }
   return r;
 }
+
+std::string GpuTeam::copy_path(int g) const {
+  if (g == 0) return "local";
+  return gpu(g).peer_with_0 ? "peer" : "host";
+}
+
+std::string GpuTeam::copy_paths() const {
+  bool peer = false;
+  bool host = false;
+  for (int g = 1; g < count(); ++g) (gpu(g).peer_with_0 ? peer : host) = true;
+  if (peer && host) return "peer+host";
+  return peer ? "peer" : (host ? "host" : "local");
+}
+
+const std::string& GpuTeam::device_name(int g) const { return gpu(g).info.name; }
+
+double GpuTeam::peak_gbs(int g) const { return gpu(g).info.peak_bandwidth_gbs(); }
 
 void GpuTeam::restore_shard_0() {
   const std::size_t end = std::min(static_cast<std::size_t>(count()) * n_, gpu(0).shard_copy.size());
@@ -283,8 +271,20 @@ void GpuTeam::sync_all() {
   }
 }
 
+// After a peer-store launch gave up waiting: once every GPU is idle (each waiting thread
+// gives up by its deadline, so none waits for ever), the slots are cleared and the
+// launches numbered from 1 again, so the next launch starts from a known state.
+void GpuTeam::recover_peer_exchange() {
+  sync_all();
+  peer_->reset();
+}
+
 // Everything the method needs to produce its sum, on every GPU in use, and nothing
-// else: no allocation, no synchronisation, no copy to the host.
+// else: no allocation, no synchronisation, no copy to the host. A peer-store row takes
+// the team's next launch number, the same on every GPU, and launches one kernel per
+// GPU from this thread: GPU 0's kernel may start before GPU 1's is enqueued and then
+// waits for GPU 1's word, so a timed repetition holds every GPU at the start gate
+// until all kernels are enqueued (the host's enqueue is not in the time).
 void GpuTeam::enqueue(Method m) {
   const int count = this->count();
   const std::size_t n = n_;
@@ -344,15 +344,29 @@ void GpuTeam::enqueue(Method m) {
                                  comms_[static_cast<std::size_t>(g)], gpu(g).stream.get()));
       NCCL_CHECK(ncclGroupEnd());
       return;
+    case Method::shard_then_peer_store:
+    case Method::peer_store_one_float: {
+      if (!peer_) throw std::logic_error("a peer-store row without peer access: " + peer_problem_);
+      const PeerLaunch launch = peer_->next();
+      for (int g = 0; g < count; ++g) {
+        Gpu& p = gpu(g);
+        set_device(g);
+        if (m == Method::shard_then_peer_store)
+          launch_peer_sum(p.data.get(), n, p.peer_plan, p.peer_scratch.get(), p.result.get(), peer_->view(g), launch,
+                          p.stream.get());
+        else
+          launch_peer_exchange(p.shard_sum->args().out, p.result.get(), peer_->view(g), launch, p.stream.get());
+      }
+      return;
+    }
   }
 }
 
-Outcome GpuTeam::run_checked(Method m) {
+Outcome GpuTeam::run_checked(Method m, int launches, bool stagger) {
   if (n_ == 0) throw std::logic_error("GpuTeam::run_checked before set_size");
   const int count = this->count();
   const std::size_t n = n_;
-  const bool on_every_gpu =
-      m == Method::shard_then_one_float || m == Method::shard_then_fixed_order || m == Method::allreduce_one_float;
+  const bool on_every_gpu = method_on_every_gpu(m);
   nvtxRangePushA(method_id(m));
   // Poison every buffer the method writes on its way to the sum: a step that writes
   // nothing leaves a value no check accepts (0xFF bytes are NaNs in an input).
@@ -361,9 +375,11 @@ Outcome GpuTeam::run_checked(Method m) {
     set_device(g);
     cudaStream_t s = p.stream.get();
     poison(p.result.get(), 1, s);
-    if (m == Method::allreduce_one_float) {
+    if (m == Method::allreduce_one_float || m == Method::peer_store_one_float) {
       // Its input is each GPU's partial, made here by the stage outside what is timed.
       p.shard_sum->launch();
+    } else if (m == Method::shard_then_peer_store) {
+      // One kernel from the shard to the sum: its partials never reach memory.
     } else if (on_every_gpu) {
       poison(p.shard_sum->args().out, 1, s);
       if (m == Method::shard_then_fixed_order) poison(p.partials.get(), static_cast<std::size_t>(count), s);
@@ -378,9 +394,17 @@ Outcome GpuTeam::run_checked(Method m) {
     }
   }
   sync_all();
-  enqueue(m);
+  for (int i = 0; i < launches; ++i) {
+    if (stagger && count > 1) {
+      set_device(i % count);
+      launch_spin(20000, gpu(i % count).stream.get());
+    }
+    enqueue(m);
+  }
   sync_all();
   if (m == Method::copy_to_one) restore_shard_0();
+  const bool gave_up = method_peer_store(m) && peer_->gave_up();
+  if (gave_up) recover_peer_exchange();
 
   Outcome o;
   std::vector<const float*> sources;
@@ -398,13 +422,15 @@ Outcome GpuTeam::run_checked(Method m) {
 
   // The bound: the stage's depth over what it sums, plus the combine's. NCCL does not
   // promise an order for its sum of `count` values; any order adds each value at most
-  // count - 1 times, the depth of the rank-order sum too.
+  // count - 1 times, the depth of the rank-order sum too (the peer-store rows' order).
   const std::size_t combine = static_cast<std::size_t>(count) - 1;
   std::size_t stage_depth = 0;
   if (m == Method::copy_to_one)
     stage_depth = gpu(0).whole_sum->plan().error_depth;
   else if (m == Method::allreduce_whole)
     stage_depth = gpu(0).reduced_sum->plan().error_depth;
+  else if (m == Method::shard_then_peer_store)
+    for (int g = 0; g < count; ++g) stage_depth = std::max(stage_depth, gpu(g).peer_plan.error_depth);
   else
     for (int g = 0; g < count; ++g) stage_depth = std::max(stage_depth, gpu(g).shard_sum->plan().error_depth);
   o.bound.depth = stage_depth + (m == Method::copy_to_one ? 0 : combine);
@@ -420,9 +446,16 @@ Outcome GpuTeam::run_checked(Method m) {
       o.check.detail = "GPU " + std::to_string(g) + ": " + c.detail;
     }
   }
-  if (m == Method::shard_then_fixed_order && !o.same_bits && o.check.ok) {
+  // Every GPU adds the same partials in the same order in the fixed-order and peer-store rows.
+  if (method_deterministic(m) && method_on_every_gpu(m) && !o.same_bits && o.check.ok) {
     o.check.ok = false;
     o.check.detail = "the GPUs hold different bits, though each adds the same partials in the same order";
+  }
+  if (gave_up) {
+    o.check.ok = false;
+    o.check.unbounded = false;
+    o.check.detail = "the peer exchange gave up waiting for a GPU's word after " + std::to_string(peer_->limit_ms()) +
+                     " ms (every GPU must run every launch)";
   }
   return o;
 }
@@ -469,7 +502,14 @@ TimedOutcome GpuTeam::time(Method m, const common::TimingOptions& timing) {
   TimedOutcome out;
   std::vector<double> samples;
   int reps = 0;
-  while (reps == 0 || static_cast<int>(samples.size()) < reps) {
+  // A broken exchange (peer_store.cu's deadline) fails the row at once: nothing is timed.
+  const auto exchange_broke = [&] {
+    if (!method_peer_store(m) || !peer_->gave_up()) return false;
+    recover_peer_exchange();
+    out.gave_up = true;
+    return true;
+  };
+  while (!exchange_broke() && (reps == 0 || static_cast<int>(samples.size()) < reps)) {
     const auto t0 = std::chrono::steady_clock::now();
     const double us = one_repetition(m, out.gated);
     if (out.gated && gate_.gave_up()) {
@@ -481,6 +521,7 @@ TimedOutcome GpuTeam::time(Method m, const common::TimingOptions& timing) {
       reps = 0;
       continue;
     }
+    if (exchange_broke()) break;
     samples.push_back(us);
     if (reps == 0)
       reps = common::planned_repetitions(
@@ -488,23 +529,11 @@ TimedOutcome GpuTeam::time(Method m, const common::TimingOptions& timing) {
   }
   nvtxRangePop();
   if (m == Method::copy_to_one) restore_shard_0();
+  if (out.gave_up) return out;
   out.timing.us = common::summarize(samples);
   out.timing.reps_run = reps;
   out.timing.capped = reps < std::max(timing.reps, 1);
   return out;
-}
-
-std::string GpuTeam::copy_path(int g) const {
-  if (g == 0) return "local";
-  return gpu(g).peer_with_0 ? "peer" : "host";
-}
-
-std::string GpuTeam::copy_paths() const {
-  bool peer = false;
-  bool host = false;
-  for (int g = 1; g < count(); ++g) (gpu(g).peer_with_0 ? peer : host) = true;
-  if (peer && host) return "peer+host";
-  return peer ? "peer" : (host ? "host" : "local");
 }
 
 std::vector<std::string> GpuTeam::describe() const {
@@ -522,9 +551,5 @@ std::vector<std::string> GpuTeam::describe() const {
   }
   return lines;
 }
-
-const std::string& GpuTeam::device_name(int g) const { return gpu(g).info.name; }
-
-double GpuTeam::peak_gbs(int g) const { return gpu(g).info.peak_bandwidth_gbs(); }
 
 }  // namespace multi_gpu

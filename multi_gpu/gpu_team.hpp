@@ -1,9 +1,13 @@
 // The GPUs of one process and their NCCL communicators, with the shards they hold and
-// the four ways of summing them (and the one-float all-reduce alone), each checked and
+// the ways of summing them (methods.hpp: four with NCCL, the one-float all-reduce alone,
+// and the combine through NVLink peer stores with its exchange alone), each checked and
 // timed like every row of the project. Chapter: chapters/26_multi_gpu.md
 //
 // One process drives every GPU: ncclCommInitAll makes one communicator per GPU, and each
 // collective is issued for all of them between ncclGroupStart and ncclGroupEnd. The
+// peer-store rows need no NCCL: each GPU runs one kernel that sums its shard and
+// exchanges the partial with every peer (peer_store.hpp), all GPUs' kernels launched
+// from this thread one after another and released together by the start gate. The
 // shards are the same for every GPU count: shard g holds n_max values of the input
 // pattern from seed + g, and a run at n per GPU sums the first n of every shard; the
 // double reference of the whole array is the sum of the shards' references.
@@ -18,25 +22,12 @@
 #include <nccl.h>
 
 #include "kernels.hpp"
+#include "methods.hpp"
+#include "peer_store.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
 namespace multi_gpu {
-
-enum class Method {
-  shard_then_one_float,    // each GPU sums its shard; ncclAllReduce of one float
-  shard_then_fixed_order,  // each GPU sums its shard; ncclAllGather of the partials, added in rank order
-  allreduce_whole,         // ncclAllReduce of the whole shards, then GPU 0 sums the reduced array
-  copy_to_one,             // every shard copied to GPU 0, then one sum there
-  allreduce_one_float,     // the all-reduce of one float alone (its latency)
-};
-
-const std::vector<Method>& all_methods();
-const char* method_id(Method m);
-const char* method_title(Method m);
-// Whether the method promises the same bits on every run (and on every GPU that holds
-// the result); the NCCL sums do not, since NCCL does not promise its order.
-bool method_deterministic(Method m);
 
 // Sets NCCL_NVLS_ENABLE=0 in this process's environment unless it is already set (a
 // user's own value stands), and returns the value in effect. Call before any NCCL call.
@@ -53,18 +44,6 @@ struct TeamSetup {
   common::FlushMode flush = common::FlushMode::read;
 };
 
-struct Outcome {
-  std::vector<float> results;  // per GPU that holds the result (every GPU, or GPU 0 alone)
-  common::Check check;         // the worst of them against the reference
-  common::ErrorBound bound;
-  bool same_bits = true;  // every GPU's result has the same bits
-};
-
-struct TimedOutcome {
-  common::Timing timing;  // per repetition: the slowest GPU's time
-  bool gated = true;      // false: the start gate gave up, so the start events fired one host launch apart
-};
-
 class GpuTeam {
  public:
   // Refuses (common::UsageError) a setup whose buffers do not fit in a GPU's free
@@ -74,7 +53,8 @@ class GpuTeam {
   GpuTeam(const GpuTeam&) = delete;
   GpuTeam& operator=(const GpuTeam&) = delete;
 
-  // The GPUs the next rows use: 0 .. count-1, one NCCL communicator each.
+  // The GPUs the next rows use: 0 .. count-1, one NCCL communicator each; and, where
+  // every pair of them has peer access, the exchange areas of the peer-store rows.
   void use(int count);
   // n per GPU for the next rows (one of the setup's sizes): plans the stage on every GPU.
   void set_size(std::uint64_t n);
@@ -84,8 +64,11 @@ class GpuTeam {
   // The double reference of the whole array (count x n values).
   common::Reference reference() const;
 
-  // Poisons every output, runs the method once, and checks each result.
-  Outcome run_checked(Method m);
+  // Poisons every output, runs the method once, and checks each result. With `launches`
+  // > 1 it enqueues the method that many times back to back, with no synchronisation
+  // between, and checks the last; `stagger` then holds one GPU back for about 20 us
+  // before each launch (a different GPU each time), so the others run ahead.
+  Outcome run_checked(Method m, int launches = 1, bool stagger = false);
   // Warm-up, then repetitions: L2 flushed on every GPU, the start gate, events on every GPU.
   TimedOutcome time(Method m, const common::TimingOptions& timing);
 
@@ -97,6 +80,11 @@ class GpuTeam {
   std::vector<std::string> describe() const;
   const std::string& device_name(int g) const;
   double peak_gbs(int g) const;
+  // Empty when the peer-store rows can run on the GPUs in use (peer access between every
+  // pair, at most kMostPeerGpus of them); else the sentence saying why not.
+  const std::string& peer_store_problem() const { return peer_problem_; }
+  // The peer exchange's launches since the GPUs in use were chosen (for the tests).
+  std::uint64_t peer_launches() const;
 
   struct Gpu;
 
@@ -106,6 +94,7 @@ class GpuTeam {
   void enqueue(Method m);
   void sync_all();
   void restore_shard_0();
+  void recover_peer_exchange();
   double one_repetition(Method m, bool gated);
 
   TeamSetup setup_;
@@ -115,6 +104,8 @@ class GpuTeam {
   std::size_t size_index_ = 0;
   unsigned ticket_ = 0;
   StartGate gate_;
+  std::string peer_problem_;            // see peer_store_problem()
+  std::unique_ptr<PeerExchange> peer_;  // the GPUs in use, when peer_problem_ is empty
 };
 
 }  // namespace multi_gpu

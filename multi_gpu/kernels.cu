@@ -30,6 +30,12 @@ __global__ void wait_at_gate(const volatile unsigned* open, unsigned ticket, uns
   }
 }
 
+// Spins for about `ns` nanoseconds (one thread).
+__global__ void spin(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) __nanosleep(1000);
+}
+
 }  // namespace
 
 void launch_add_in_rank_order(const float* partials, int count, float* out, cudaStream_t stream) {
@@ -48,13 +54,21 @@ StartGate::StartGate() {
   device_ = static_cast<unsigned*>(d);
 }
 
+StartGate::StartGate(unsigned* host_words, unsigned* device_words)
+    : host_(host_words), device_(device_words), owned_(false) {}
+
 StartGate::~StartGate() {
-  if (host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
+  if (owned_ && host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
 }
 
 void StartGate::enqueue(cudaStream_t stream, unsigned ticket, unsigned limit_ms) {
   wait_at_gate<<<1, 1, 0, stream>>>(device_, ticket, device_ + 1,
                                     static_cast<unsigned long long>(limit_ms) * 1000000ull);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_spin(unsigned long long ns, cudaStream_t stream) {
+  spin<<<1, 1, 0, stream>>>(ns);
   CUDA_CHECK_LAUNCH();
 }
 

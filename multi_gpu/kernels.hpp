@@ -11,12 +11,20 @@ namespace multi_gpu {
 // every GPU that holds the same partials writes the same bits. On the current device.
 void launch_add_in_rank_order(const float* partials, int count, float* out, cudaStream_t stream);
 
+// Holds `stream` of the current device for about `ns` nanoseconds (one thread spinning):
+// the tests let one GPU fall behind the others with it.
+void launch_spin(unsigned long long ns, cudaStream_t stream);
+
 // Holds back the work enqueued behind it on each GPU until the host opens it, so the
 // start events of a repetition fire together on every GPU instead of one host launch
 // apart. The two words it polls and flags live in pinned, mapped host memory.
 class StartGate {
  public:
   StartGate();
+  // A gate on two words the caller owns and keeps (for example a page shared between the
+  // processes of one node and registered with cudaHostRegister as mapped memory), so that
+  // one store by any of them opens every process's gates.
+  StartGate(unsigned* host_words, unsigned* device_words);
   ~StartGate();
   StartGate(const StartGate&) = delete;
   StartGate& operator=(const StartGate&) = delete;
@@ -33,6 +41,7 @@ class StartGate {
  private:
   unsigned* host_ = nullptr;    // [0] the ticket the host opened, [1] set by a gate that gave up
   unsigned* device_ = nullptr;  // the same words, as the GPUs address them
+  bool owned_ = true;           // host_ came from cudaHostAlloc here
 };
 
 }  // namespace multi_gpu

@@ -1,17 +1,24 @@
-// multi_gpu_sum: the sum of an array spread over several GPUs, four ways, with NCCL.
+// multi_gpu_sum: the sum of an array spread over several GPUs, one process driving
+// every GPU, with NCCL and with NVLink peer stores.
 //
-// Each GPU holds a shard of n floats. The rows: every GPU sums its shard with stage 15
-// and the partials are combined by an all-reduce of one float (shard_then_one_float) or
-// gathered and added in rank order, the same bits on every GPU (shard_then_fixed_order);
-// an all-reduce of the whole shards, then one sum (allreduce_whole); every shard copied
-// to GPU 0, then one sum (copy_to_one); and the one-float all-reduce alone, its latency
-// (allreduce_one_float). Each row is checked against a double reference of the whole
-// array, then timed with the L2 flushed on every GPU: per repetition, the slowest GPU's
-// time. Run it with NCCL_NVLS_ENABLE=0 (it sets that itself unless told otherwise).
-// Chapter: chapters/26_multi_gpu.md
+// Each GPU holds a shard of n floats. The rows (methods.hpp): every GPU sums its shard
+// with stage 15 and the partials are combined by an all-reduce of one float
+// (shard_then_one_float) or gathered and added in rank order, the same bits on every GPU
+// (shard_then_fixed_order); an all-reduce of the whole shards, then one sum
+// (allreduce_whole); every shard copied to GPU 0, then one sum (copy_to_one); the
+// one-float all-reduce alone, its latency (allreduce_one_float); one kernel per GPU that
+// sums the shard and stores the partial into every peer's memory over NVLink, then adds
+// the G partials in rank order (shard_then_peer_store, peer_store.cu); and that exchange
+// of one float alone (peer_store_one_float). Each row is checked against a double
+// reference of the whole array, then timed with the L2 flushed on every GPU: per
+// repetition, the slowest GPU's time. The peer-store rows need peer access between every
+// pair of GPUs; without it they are left out, saying why. Run it with NCCL_NVLS_ENABLE=0
+// (it sets that itself unless told otherwise). multi_gpu_mpi runs the NCCL rows with one
+// process per GPU instead. Chapter: chapters/26_multi_gpu.md
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -22,6 +29,7 @@
 #include "gpu_team.hpp"
 #include "measure.hpp"
 #include "output.hpp"
+#include "report.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
@@ -41,9 +49,16 @@ struct Options {
   common::TimingOptions timing;
   bool warm_l2 = false;
   common::FlushMode flush = common::FlushMode::read;
+  std::vector<multi_gpu::Method> methods = multi_gpu::all_methods();
   std::string csv;
   std::string json;
 };
+
+// The environment variable's value, or "-" when it is not set.
+std::string env_or_dash(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "-";
+}
 
 std::string join(const std::vector<int>& v) {
   std::string s;
@@ -76,22 +91,6 @@ std::vector<std::uint64_t> sizes_for(const Options& opt, int gpus) {
   if (!opt.sweep.empty()) return opt.sweep;
   if (opt.n_total > 0) return {opt.n_total / static_cast<std::uint64_t>(gpus)};
   return {opt.n_per_gpu};
-}
-
-std::vector<common::Column> table_columns() {
-  return {
-      {"gpus", "GPUs", 4, 0, false},
-      {"n_text", "n/GPU", 7, 0, false},
-      {"key", "method", 22, 0, true},
-      {"reps", "reps", 5, 0, false},
-      {"median_us", "median-us", 10, 1, false},
-      {"gbs", "GB/s", 7, 0, false},
-      {"gbs_per_gpu", "GB/s/GPU", 8, 0, false},
-      {"pct_peak", "%peak", 6, 1, false},
-      {"efficiency", "eff", 5, 2, false},
-      {"rel_error", "rel-error", 9, 1, false},
-      {"check", "check", 5, 0, false},
-  };
 }
 
 int run(const Options& opt) {
@@ -131,7 +130,17 @@ int run(const Options& opt) {
   meta.push_back({"nccl", nccl});
   meta.push_back({"nccl_nvls_enable", nvls});
   meta.push_back({"process", "one process drives every GPU (ncclCommInitAll, ncclGroupStart/End)"});
-  meta.push_back({"stage", "one_cluster (reduction/15_one_cluster.cu) on every GPU"});
+  meta.push_back({"stage",
+                  "one_cluster (reduction/15_one_cluster.cu) on every GPU; the peer-store sum: "
+                  "multi_gpu/peer_store.cu"});
+  meta.push_back({"methods", [&] {
+                    std::string ids;
+                    for (const multi_gpu::Method m : opt.methods)
+                      ids += (ids.empty() ? "" : ",") + std::string(multi_gpu::method_id(m));
+                    return ids;
+                  }()});
+  meta.push_back({"nccl_p2p_disable", env_or_dash("NCCL_P2P_DISABLE")});
+  meta.push_back({"nccl_shm_disable", env_or_dash("NCCL_SHM_DISABLE")});
   meta.push_back({"n_per_gpu", !opt.sweep.empty() ? "sweep"
                                : opt.n_total > 0  ? "n " + std::to_string(opt.n_total) + " split over the GPUs"
                                                   : std::to_string(opt.n_per_gpu)});
@@ -161,79 +170,69 @@ int run(const Options& opt) {
             << opt.timing.reps << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true)
             << " on every GPU\n\n";
 
-  common::TablePrinter table(std::cout, table_columns());
+  common::TablePrinter table(std::cout, multi_gpu::table_columns());
   table.header();
   std::vector<common::Record> records;
   common::Tally tally;
   std::map<std::uint64_t, double> one_gpu_us;  // shard_then_one_float on 1 GPU, by n per GPU
   bool any_ungated = false;
+  std::vector<std::string> peer_notes;  // why the peer-store rows were left out, per GPU count
   for (const int gpus : counts) {
     team.use(gpus);
+    std::vector<multi_gpu::Method> methods = opt.methods;
+    if (!team.peer_store_problem().empty()) {
+      const auto before = methods.size();
+      methods.erase(std::remove_if(methods.begin(), methods.end(), multi_gpu::method_peer_store), methods.end());
+      if (methods.size() != before)
+        peer_notes.push_back("The peer-store rows are left out on " + std::to_string(gpus) +
+                             " GPUs: " + team.peer_store_problem() + ".");
+    }
     for (const std::uint64_t n : sizes_for(opt, gpus)) {
       team.set_size(n);
-      const common::Reference ref = team.reference();
-      for (const multi_gpu::Method m : multi_gpu::all_methods()) {
-        const multi_gpu::Outcome o = team.run_checked(m);
+      for (const multi_gpu::Method m : methods) {
+        multi_gpu::Outcome o = team.run_checked(m);
         multi_gpu::TimedOutcome t;
-        const bool timed = o.check.acceptable();
+        bool timed = o.check.acceptable();
         if (timed) t = team.time(m, opt.timing);
+        if (timed && t.gave_up) {
+          timed = false;
+          o.check.ok = false;
+          o.check.unbounded = false;
+          o.check.detail = "the peer exchange gave up waiting while the row was timed";
+        }
         any_ungated = any_ungated || (timed && !t.gated);
-        const common::Timing* timing = timed ? &t.timing : nullptr;
-        const double us = timed ? t.timing.us.median : NAN;
-        const double total_bytes = static_cast<double>(gpus) * static_cast<double>(n) * sizeof(float);
-        const bool streams = m != multi_gpu::Method::allreduce_one_float;
-        const double gbs = streams ? common::gb_per_s(total_bytes, us) : NAN;
-        if (gpus == 1 && m == multi_gpu::Method::shard_then_one_float && timed) one_gpu_us[n] = us;
+        if (gpus == 1 && m == multi_gpu::Method::shard_then_one_float && timed) one_gpu_us[n] = t.timing.us.median;
         const auto base = one_gpu_us.find(n);
-        const double efficiency = streams && base != one_gpu_us.end() ? common::ratio(base->second, us) : NAN;
 
-        using common::number_field;
-        using common::text_field;
-        common::Record rec = {
-            number_field("n", static_cast<double>(n)),
-            number_field("gpus", gpus),
-            number_field("n_total", total_bytes / sizeof(float)),
-            text_field("key", multi_gpu::method_id(m)),
-            text_field("method", multi_gpu::method_title(m)),
-        };
-        common::append(rec, common::timing_fields(timing));
-        common::append(rec,
-                       {
-                           number_field("gbs", gbs),
-                           number_field("gbs_per_gpu", gbs / gpus),
-                           number_field("pct_peak", 100.0 * gbs / gpus / first.peak_bandwidth_gbs()),
-                           number_field("efficiency", efficiency),
-                           number_field("result", static_cast<double>(o.results.front())),
-                           number_field("reference", ref.sum),
-                           number_field("abs_error", o.check.abs_error),
-                           number_field("rel_error", o.check.rel_error),
-                           number_field("tolerance", o.check.tolerance),
-                           number_field("error_depth", static_cast<double>(o.bound.depth)),
-                           text_field("check", o.check.verdict()),
-                           text_field("deterministic", multi_gpu::method_deterministic(m) ? "yes" : "no"),
-                           text_field("same_bits_on_gpus", o.results.size() > 1 ? (o.same_bits ? "yes" : "no") : "-"),
-                           text_field("copy_path", m == multi_gpu::Method::copy_to_one ? team.copy_paths() : "-"),
-                           text_field("start", !timed ? "-" : (t.gated ? "gate" : "host")),
-                       });
-        rec.insert(rec.begin(), common::text_field("n_text", common::format_count(n)));
-        table.row(rec);
-        rec.erase(rec.begin());
-        if (!o.check.ok)
-          std::cout << "  " << multi_gpu::method_id(m)
-                    << (o.check.unbounded ? " is not verified: " : " failed its check: ") << o.check.detail << "\n";
-        tally.add(o.check, timing);
+        multi_gpu::RowFacts row;
+        row.gpus = gpus;
+        row.n = n;
+        row.method = m;
+        row.outcome = &o;
+        row.timed = timed ? &t : nullptr;
+        row.reference = team.reference();
+        row.one_gpu_us = base != one_gpu_us.end() ? base->second : NAN;
+        row.peak_gbs = first.peak_bandwidth_gbs();
+        row.copy_path = team.copy_paths();
+        row.start = t.gated ? "gate" : "host";
+        common::Record rec = multi_gpu::make_record(row);
+        table.row(multi_gpu::table_record(rec, n));
+        const std::string failure = multi_gpu::failure_line(row);
+        if (!failure.empty()) std::cout << failure << "\n";
+        tally.add(o.check, row.timed != nullptr ? &t.timing : nullptr);
         records.push_back(std::move(rec));
       }
       table.rule();
     }
   }
 
-  std::cout << "\nGB/s = GPUs x n x 4 bytes / median time (the slowest GPU's, per repetition); GB/s/GPU and %peak per "
-               "GPU against one GPU's theoretical "
-            << static_cast<long>(first.peak_bandwidth_gbs())
-            << " GB/s.\neff = shard_then_one_float's time on 1 GPU at the same n per GPU / this row's time (1 is "
-               "perfect scaling; shown when the run includes 1 GPU).\nallreduce_one_float times the all-reduce of one "
-               "float alone (its latency), so it has no bandwidth.\n";
+  std::cout
+      << "\nGB/s = GPUs x n x 4 bytes / median time (the slowest GPU's, per repetition); GB/s/GPU and %peak per "
+         "GPU against one GPU's theoretical "
+      << static_cast<long>(first.peak_bandwidth_gbs())
+      << " GB/s.\neff = shard_then_one_float's time on 1 GPU at the same n per GPU / this row's time (1 is "
+         "perfect scaling; shown when the run includes 1 GPU).\nallreduce_one_float and peer_store_one_float time the "
+         "combine of one float alone (its latency), so they have no bandwidth.\n";
   if (counts.back() > 1)
     std::cout << "copy_to_one copies "
               << (team.copy_paths() == "host"   ? "through the host (no peer access)"
@@ -244,6 +243,7 @@ int run(const Options& opt) {
   if (any_ungated)
     std::cout << "start column 'host': the start gate gave up on that row, so its GPUs started one host launch apart "
                  "(their times include that skew).\n";
+  for (const std::string& note : peer_notes) std::cout << note << "\n";
   common::print_capped_note(std::cout, tally);
   return common::finish_run(opt.csv, opt.json, meta, records, tally.all_ok);
 }
@@ -253,8 +253,8 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   common::ArgParser args(kProgram,
-                         "Sums an array spread over several GPUs four ways with NCCL (one process drives every GPU), "
-                         "verifies every row and times it.");
+                         "Sums an array spread over several GPUs, one process driving every GPU: four ways with NCCL "
+                         "and one with NVLink peer stores; verifies every row and times it.");
   args.option("--gpus", "LIST",
               "GPU counts to run, each with GPUs 0..count-1, in increasing order (default: 1 and every GPU present)",
               [&](const std::string& v) { opt.gpus = parse_gpus(v); });
@@ -266,6 +266,9 @@ int main(int argc, char** argv) {
               [&](const std::string& v) { opt.n_total = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
   args.option("--sweep", "LO:HI[:F]", "n per GPU: every size from LO to HI, multiplying by F (default 2)",
               [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  args.option("--methods", "LIST",
+              "rows to run, comma-separated, in the table's order (default: all): " + multi_gpu::method_ids(),
+              [&](const std::string& v) { opt.methods = multi_gpu::parse_methods(v); });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
   common::add_pattern_option(args, opt.pattern);
   common::add_seed_option(args, opt.seed, "input (shard g uses seed + g)");
@@ -280,6 +283,8 @@ int main(int argc, char** argv) {
   });
   args.epilog(
       "NCCL_NVLS_ENABLE is set to 0 (NVLink multicast off) unless the environment already sets it.\n"
+      "The peer-store rows need peer access between every pair of GPUs (at most 8); without it they are left out, "
+      "saying why.\n"
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA or NCCL error occurred, 2 bad usage, 3 no "
       "CUDA device or fewer GPUs than --gpus asks for.");
   return common::run_program(kProgram, [&] {

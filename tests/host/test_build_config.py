@@ -12,8 +12,10 @@ configure takes seconds; nothing is compiled):
     (--Werror=all-warnings);
   - CMakePresets.json's schema needs no newer CMake than the one the presets, the top
     CMakeLists.txt, the README and chapter 00 all name, and CMake reads the presets;
-  - CI (.ci/run) runs the README's test command through the ci preset, and the README's
-    prerequisites name what the build and the tests need.
+  - with MPI hidden (CMAKE_DISABLE_FIND_PACKAGE_MPI) the project configures, says
+    multi_gpu_mpi is not built and builds everything else;
+  - CI (.ci/run) runs the README's test command through the ci preset and installs Open
+    MPI, and the README's prerequisites name what the build and the tests need.
 
 usage: test_build_config.py SOURCE_DIR
 """
@@ -65,11 +67,21 @@ with tempfile.TemporaryDirectory() as tmp:
           f"warnings as errors: CUDA code gets --Werror=all-warnings and -Xcompiler=-Werror: {cu}")
 
     plain = os.path.join(tmp, "plain")
-    rc, out = configure(plain, "-DREDUCTION_BUILD_TESTS=OFF", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+    rc, out = configure(plain, "-DREDUCTION_BUILD_TESTS=OFF", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                        "-DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON")
     if rc == 0:
         with open(os.path.join(plain, "compile_commands.json"), encoding="utf-8") as f:
-            plain_commands = [c["command"] for c in json.load(f)]
+            plain_entries = json.load(f)
+        plain_commands = [c["command"] for c in plain_entries]
         check(not any("Werror" in c for c in plain_commands), "without the option no warning is an error")
+        # Without MPI (hidden here) the one-process-per-GPU program is left out, saying so,
+        # and the rest builds; without NCCL neither multi-GPU program is configured.
+        check(not any(c["file"].endswith("multi_gpu/multi_gpu_mpi.cpp") for c in plain_entries),
+              "no MPI: multi_gpu_mpi is not built")
+        if "multi_gpu/multi_gpu_sum: NCCL" in out:
+            check("multi_gpu/multi_gpu_mpi is not built: MPI (mpicc and mpi.h) was not found" in out and
+                  any(c["file"].endswith("multi_gpu/multi_gpu_sum.cpp") for c in plain_entries),
+                  f"no MPI: configuring says multi_gpu_mpi is not built and builds multi_gpu_sum\n{out[-1500:]}")
     else:
         failures.append(f"REDUCTION_BUILD_TESTS=OFF: configuring failed\n{out[-1500:]}")
 
@@ -118,6 +130,8 @@ ci = read(".ci/run")
 check(re.search(r"^PRESET=ci exec scripts/test\.sh\s*$", ci, re.M) is not None,
       ".ci/run runs the README's test command (scripts/test.sh) through the ci preset")
 check("clang-format-14" in ci, ".ci/run installs clang-format 14 for the format check")
+check("libopenmpi-dev" in ci and "openmpi-bin" in ci,
+      ".ci/run installs Open MPI, so multi_gpu_mpi is built and its command line checked")
 readme = read("README.md")
 check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
       "the README names the test command and its ci form")
