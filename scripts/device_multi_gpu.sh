@@ -44,6 +44,7 @@ if [ $# -gt 0 ]; then
 fi
 [ -z "${BUILD_DIR:-}" ] || check_output_dir device_multi_gpu.sh BUILD_DIR "$BUILD_DIR"
 [ -z "${RESULTS_DIR:-}" ] || check_output_dir device_multi_gpu.sh RESULTS_DIR "$RESULTS_DIR"
+[ -z "${OUT:-}" ] || check_output_dir device_multi_gpu.sh OUT "$OUT"
 if ! gpu_names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null) || [ -z "$gpu_names" ]; then
   echo "device_multi_gpu.sh: no NVIDIA GPU is visible (nvidia-smi found none); it runs on a GPU machine." >&2
   exit 3

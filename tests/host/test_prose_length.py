@@ -47,6 +47,21 @@ import re  # noqa: E402
 for path in pw.reader_path(ROOT)[1:]:
     lab_links = re.findall(r"\]\(([^)]*experiments/(?:notes/|README\.md)[^)]*)\)", path.read_text(encoding="utf-8"))
     check(f"{path.name} links to the lab at most once", len(lab_links) <= 1, f"{len(lab_links)} links: {lab_links}")
+# A picture for every idea: every chapter of the path shows at least one concept figure
+# (chapters/figures/, drawn by scripts/diagrams.py, whose test checks that each is current).
+for path in pw.reader_path(ROOT)[1:]:
+    text = path.read_text(encoding="utf-8")
+    figures = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", text)
+    check(f"{path.name} shows a concept figure", len(figures) >= 1, "no ![..](figures/NAME.png) in it")
+
+# One path from 00 to 26: each chapter's last line links the next chapter in reading order,
+# so a reader goes from 01 to 18 by one link a chapter, never through the lab.
+chapters = pw.reader_path(ROOT)[1:]
+for this, following in zip(chapters, chapters[1:]):
+    last = [line for line in this.read_text(encoding="utf-8").splitlines() if line.strip()][-1]
+    check(f"{this.name} ends with a link to {following.name}", f"]({following.name})" in last,
+          f"its last line is {last[:120]!r}")
+
 stage_rows = [r for r in rows if r[1] > 0]
 check("the stage chapters are found through the registry", len(stage_rows) >= 10, f"{len(stage_rows)}")
 host_checks.finish()
