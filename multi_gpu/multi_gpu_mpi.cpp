@@ -51,14 +51,13 @@
 #include "output.hpp"
 #include "rank_gpu.hpp"
 #include "report.hpp"
+#include "sum_options.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
 namespace {
 
 constexpr const char* kProgram = "multi_gpu_mpi";
-constexpr std::uint64_t kDefaultNPerGpu = std::uint64_t{1} << 24;
-constexpr long long kMostRanks = 1024;
 
 // ---- the job ----------------------------------------------------------------------------
 
@@ -135,65 +134,17 @@ class NullBuffer : public std::streambuf {
   int overflow(int c) override { return c == EOF ? 0 : c; }
 };
 
-// The environment variable's value, or "-" when it is not set.
-std::string env_or_dash(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "-";
-}
+constexpr multi_gpu::Unit kRank{"rank", "ranks"};
 
-// ---- the options ------------------------------------------------------------------------
-
-struct Options {
-  std::vector<int> gpus;  // rank counts, increasing; empty: 1 and every rank
-  std::uint64_t n_total = 0;
-  std::uint64_t n_per_gpu = kDefaultNPerGpu;
-  std::vector<std::uint64_t> sweep;
-  std::vector<multi_gpu::Method> methods;
-  std::string pattern = "uniform";
-  std::uint64_t seed = 1;
-  common::TimingOptions timing;
-  bool warm_l2 = false;
-  common::FlushMode flush = common::FlushMode::read;
-  std::string csv;
-  std::string json;
-};
+using multi_gpu::env_or_dash;
+using multi_gpu::join;
+using Options = multi_gpu::SumOptions;
 
 std::vector<multi_gpu::Method> default_methods() {
   std::vector<multi_gpu::Method> methods;
   for (const multi_gpu::Method m : multi_gpu::all_methods())
     if (multi_gpu::method_across_processes(m)) methods.push_back(m);
   return methods;
-}
-
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (const int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
-std::vector<int> parse_gpus(const std::string& text) {
-  std::vector<int> counts;
-  for (const std::string& item : common::split_list(text))
-    counts.push_back(static_cast<int>(common::parse_int(item, "--gpus item", 1, kMostRanks)));
-  if (counts.empty())
-    throw common::UsageError("--gpus '" + text + "' names no rank count: write counts such as 1,2,4,8.");
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
-
-void require_divisible(std::uint64_t n_total, const std::vector<int>& counts) {
-  for (const int g : counts)
-    if (n_total % static_cast<std::uint64_t>(g) != 0)
-      throw common::UsageError("--n " + std::to_string(n_total) + " does not split evenly over " + std::to_string(g) +
-                               " ranks (--gpus " + join(counts) +
-                               "): give a multiple of every rank count, or --n-per-gpu N.");
-}
-
-std::vector<std::uint64_t> sizes_for(const Options& opt, int gpus) {
-  if (!opt.sweep.empty()) return opt.sweep;
-  if (opt.n_total > 0) return {opt.n_total / static_cast<std::uint64_t>(gpus)};
-  return {opt.n_per_gpu};
 }
 
 // The rank counts this job runs: --gpus, each at most the ranks mpirun started
@@ -208,7 +159,7 @@ std::vector<int> rank_counts(const Options& opt, const World& w) {
     throw common::UsageError("--gpus asks for " + std::to_string(counts.back()) + " ranks but mpirun started " +
                              std::to_string(w.size) + " (-np " + std::to_string(w.size) +
                              "): one rank per GPU, as many as the largest count.");
-  if (opt.n_total > 0) require_divisible(opt.n_total, counts);
+  if (opt.n_total > 0) multi_gpu::require_divisible(opt.n_total, counts, kRank);
   return counts;
 }
 
@@ -478,7 +429,7 @@ int run(const Options& opt, const World& w, const std::vector<int>& counts, mult
       team.opener = !gate.shared() || node_rank == 0;
       gpu.join(count, team.rank, id);
 
-      for (const std::uint64_t n : sizes_for(opt, count)) {
+      for (const std::uint64_t n : multi_gpu::sizes_for(opt, count)) {
         gpu.set_size(n);
         for (const multi_gpu::Method m : opt.methods) {
           const float result = gpu.run_once(m);
@@ -577,17 +528,7 @@ int main(int argc, char** argv) {
   common::ArgParser args(kProgram,
                          "Sums an array spread over several GPUs with one process per GPU (mpirun -np G, one rank per "
                          "GPU, NCCL between them), verifies every row on rank 0 and times it.");
-  args.option("--gpus", "LIST",
-              "rank counts to run, each with ranks 0..count-1, in increasing order (default: 1 and every rank)",
-              [&](const std::string& v) { opt.gpus = parse_gpus(v); });
-  args.option("--n-per-gpu", "N", "floats in each rank's shard (default 2^24); 16777216, 2^24, 16M or 64MiB",
-              [&](const std::string& v) {
-                opt.n_per_gpu = common::parse_count(v, "--n-per-gpu", 4, 1, std::uint64_t{1} << 36);
-              });
-  args.option("--n", "N", "floats in the whole array, split evenly over the ranks of each count",
-              [&](const std::string& v) { opt.n_total = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  args.option("--sweep", "LO:HI[:F]", "n per GPU: every size from LO to HI, multiplying by F (default 2)",
-              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  multi_gpu::add_size_options(args, opt, kRank);
   std::string nccl_ids;
   for (const multi_gpu::Method m : default_methods())
     nccl_ids += (nccl_ids.empty() ? "" : ", ") + std::string(multi_gpu::method_id(m));
@@ -601,18 +542,7 @@ int main(int argc, char** argv) {
                                              "every GPU: run it with multi_gpu_sum (this program runs " +
                                              nccl_ids + ").");
               });
-  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  common::add_pattern_option(args, opt.pattern);
-  common::add_seed_option(args, opt.seed, "input (rank r's shard uses seed + r)");
-  common::add_output_options(args, opt.csv, opt.json, "every column");
-  common::add_flush_option(args, opt.flush);
-  args.after_parse([&] {
-    const int given = args.given("--n") + args.given("--n-per-gpu") + args.given("--sweep");
-    if (given > 1)
-      throw common::UsageError(
-          "--n, --n-per-gpu and --sweep each give the sizes, so they cannot be combined: keep one.");
-    if (args.given("--n") && !opt.gpus.empty()) require_divisible(opt.n_total, opt.gpus);
-  });
+  multi_gpu::add_run_options(args, opt, "input (rank r's shard uses seed + r)");
   args.epilog(
       "Start it with one rank per GPU: mpirun -np G [-x NCCL_NVLS_ENABLE=0] multi_gpu_mpi ... (rank r drives the "
       "r-th GPU of its node). Every rank parses the same arguments; rank 0 prints the table and writes the files.\n"
@@ -657,16 +587,11 @@ int main(int argc, char** argv) {
   // 3. The shard, once every refusal is past (the memory check among them).
   std::unique_ptr<multi_gpu::RankGpu> gpu;
   try {
-    std::vector<std::uint64_t> sizes;
-    for (const int g : counts)
-      for (const std::uint64_t n : sizes_for(opt, g)) sizes.push_back(n);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     multi_gpu::RankSetup setup;
     setup.device = w.local_rank;
     setup.rank = w.rank;
     setup.most_ranks = counts.back();
-    setup.sizes = sizes;
+    setup.sizes = multi_gpu::all_sizes(opt, counts);
     setup.pattern = opt.pattern;
     setup.seed = opt.seed;
     setup.flush_l2 = !opt.warm_l2;

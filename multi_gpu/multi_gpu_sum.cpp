@@ -30,68 +30,18 @@
 #include "measure.hpp"
 #include "output.hpp"
 #include "report.hpp"
+#include "sum_options.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
 namespace {
 
 constexpr const char* kProgram = "multi_gpu_sum";
-constexpr std::uint64_t kDefaultNPerGpu = std::uint64_t{1} << 24;
-constexpr long long kMostGpus = 1024;
+constexpr multi_gpu::Unit kGpu{"GPU", "GPUs"};
 
-struct Options {
-  std::vector<int> gpus;  // GPU counts, increasing; empty: 1 and every GPU present
-  std::uint64_t n_total = 0;
-  std::uint64_t n_per_gpu = kDefaultNPerGpu;
-  std::vector<std::uint64_t> sweep;
-  std::string pattern = "uniform";
-  std::uint64_t seed = 1;
-  common::TimingOptions timing;
-  bool warm_l2 = false;
-  common::FlushMode flush = common::FlushMode::read;
-  std::vector<multi_gpu::Method> methods = multi_gpu::all_methods();
-  std::string csv;
-  std::string json;
-};
-
-// The environment variable's value, or "-" when it is not set.
-std::string env_or_dash(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "-";
-}
-
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (const int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
-std::vector<int> parse_gpus(const std::string& text) {
-  std::vector<int> counts;
-  for (const std::string& item : common::split_list(text))
-    counts.push_back(static_cast<int>(common::parse_int(item, "--gpus item", 1, kMostGpus)));
-  if (counts.empty())
-    throw common::UsageError("--gpus '" + text + "' names no GPU count: write counts such as 1,2,4,8.");
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
-
-// --n N is the whole array: every GPU count must divide it.
-void require_divisible(std::uint64_t n_total, const std::vector<int>& counts) {
-  for (const int g : counts)
-    if (n_total % static_cast<std::uint64_t>(g) != 0)
-      throw common::UsageError("--n " + std::to_string(n_total) + " does not split evenly over " + std::to_string(g) +
-                               " GPUs (--gpus " + join(counts) +
-                               "): give a multiple of every GPU count, or --n-per-gpu N.");
-}
-
-// The n per GPU each count runs.
-std::vector<std::uint64_t> sizes_for(const Options& opt, int gpus) {
-  if (!opt.sweep.empty()) return opt.sweep;
-  if (opt.n_total > 0) return {opt.n_total / static_cast<std::uint64_t>(gpus)};
-  return {opt.n_per_gpu};
-}
+using multi_gpu::env_or_dash;
+using multi_gpu::join;
+using Options = multi_gpu::SumOptions;
 
 int run(const Options& opt) {
   const common::DeviceInfo first = common::query_device(0);  // no device: exit 3
@@ -105,18 +55,13 @@ int run(const Options& opt) {
     throw common::NoDeviceError("--gpus asks for " + std::to_string(counts.back()) + " GPUs but " +
                                 std::to_string(present) + " CUDA device" + (present == 1 ? " is" : "s are") +
                                 " present.");
-  if (opt.n_total > 0) require_divisible(opt.n_total, counts);
+  if (opt.n_total > 0) multi_gpu::require_divisible(opt.n_total, counts, kGpu);
 
   const std::string nvls = multi_gpu::keep_nvls_off();
-  std::vector<std::uint64_t> all_sizes;
-  for (const int g : counts)
-    for (const std::uint64_t n : sizes_for(opt, g)) all_sizes.push_back(n);
-  std::sort(all_sizes.begin(), all_sizes.end());
-  all_sizes.erase(std::unique(all_sizes.begin(), all_sizes.end()), all_sizes.end());
 
   multi_gpu::TeamSetup setup;
   setup.gpus = counts.back();
-  setup.sizes = all_sizes;
+  setup.sizes = multi_gpu::all_sizes(opt, counts);
   setup.pattern = opt.pattern;
   setup.seed = opt.seed;
   setup.flush_l2 = !opt.warm_l2;
@@ -187,7 +132,7 @@ int run(const Options& opt) {
         peer_notes.push_back("The peer-store rows are left out on " + std::to_string(gpus) +
                              " GPUs: " + team.peer_store_problem() + ".");
     }
-    for (const std::uint64_t n : sizes_for(opt, gpus)) {
+    for (const std::uint64_t n : multi_gpu::sizes_for(opt, gpus)) {
       team.set_size(n);
       for (const multi_gpu::Method m : methods) {
         multi_gpu::Outcome o = team.run_checked(m);
@@ -255,32 +200,12 @@ int main(int argc, char** argv) {
   common::ArgParser args(kProgram,
                          "Sums an array spread over several GPUs, one process driving every GPU: four ways with NCCL "
                          "and one with NVLink peer stores; verifies every row and times it.");
-  args.option("--gpus", "LIST",
-              "GPU counts to run, each with GPUs 0..count-1, in increasing order (default: 1 and every GPU present)",
-              [&](const std::string& v) { opt.gpus = parse_gpus(v); });
-  args.option("--n-per-gpu", "N", "floats in each GPU's shard (default 2^24); 16777216, 2^24, 16M or 64MiB",
-              [&](const std::string& v) {
-                opt.n_per_gpu = common::parse_count(v, "--n-per-gpu", 4, 1, std::uint64_t{1} << 36);
-              });
-  args.option("--n", "N", "floats in the whole array, split evenly over the GPUs of each count",
-              [&](const std::string& v) { opt.n_total = common::parse_count(v, "--n", 4, 1, std::uint64_t{1} << 40); });
-  args.option("--sweep", "LO:HI[:F]", "n per GPU: every size from LO to HI, multiplying by F (default 2)",
-              [&](const std::string& v) { opt.sweep = common::parse_sweep(v); });
+  opt.methods = multi_gpu::all_methods();
+  multi_gpu::add_size_options(args, opt, kGpu);
   args.option("--methods", "LIST",
               "rows to run, comma-separated, in the table's order (default: all): " + multi_gpu::method_ids(),
               [&](const std::string& v) { opt.methods = multi_gpu::parse_methods(v); });
-  common::add_timing_options(args, opt.timing, opt.warm_l2, true);
-  common::add_pattern_option(args, opt.pattern);
-  common::add_seed_option(args, opt.seed, "input (shard g uses seed + g)");
-  common::add_output_options(args, opt.csv, opt.json, "every column");
-  common::add_flush_option(args, opt.flush);
-  args.after_parse([&] {
-    const int given = args.given("--n") + args.given("--n-per-gpu") + args.given("--sweep");
-    if (given > 1)
-      throw common::UsageError(
-          "--n, --n-per-gpu and --sweep each give the sizes, so they cannot be combined: keep one.");
-    if (args.given("--n") && !opt.gpus.empty()) require_divisible(opt.n_total, opt.gpus);
-  });
+  multi_gpu::add_run_options(args, opt, "input (shard g uses seed + g)");
   args.epilog(
       "NCCL_NVLS_ENABLE is set to 0 (NVLink multicast off) unless the environment already sets it.\n"
       "The peer-store rows need peer access between every pair of GPUs (at most 8); without it they are left out, "

@@ -49,7 +49,6 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& /*device*/) 
 }
 
 void launch(const StageArgs& a) {
-  require_power_of_two_block(a.block, "05");
   const std::size_t shared_bytes = static_cast<std::size_t>(a.block) * sizeof(float);
   for (const Pass& p : Passes(a, static_cast<std::size_t>(a.block))) {
     block_sum_sequential<<<p.blocks, a.block, shared_bytes, a.stream>>>(p.src, p.m, p.dst);

@@ -17,16 +17,6 @@
 
 namespace reduction {
 
-// The shared-memory trees of stages 02-05 halve (or double) a stride until it passes the
-// block: with a block that is not a power of two some element would be added twice or
-// never. The registry accepts only powers of two for them; a launcher called directly
-// with another size is refused here instead of returning a wrong sum.
-inline void require_power_of_two_block(int block, const char* stage) {
-  if (block < 1 || (block & (block - 1)) != 0)
-    throw std::invalid_argument(std::string("stage ") + stage + ": its tree needs a power-of-two block size, not " +
-                                std::to_string(block));
-}
-
 // Scratch for passes that shrink the array by `per_block` each time.
 inline std::size_t multi_pass_scratch_bytes(std::size_t n, std::size_t per_block) {
   const std::size_t first = ceil_div(n, per_block);
@@ -59,7 +49,14 @@ struct Pass {
 // At least one pass; the array shrinks by per_block each time until one value is left.
 class Passes {
  public:
+  // The kernels of stages 02-05 run a shared-memory tree that halves (or doubles) a stride
+  // until it passes the block: with a block that is not a power of two some element would
+  // be added twice or never. The registry accepts only powers of two for them; a launcher
+  // called directly with another size is refused here, before anything is enqueued.
   Passes(const StageArgs& a, std::size_t per_block) : out_(a.out), in_(a.in), n_(a.n), per_block_(per_block) {
+    if (per_block == 0 || (per_block & (per_block - 1)) != 0)
+      throw std::invalid_argument("the passes' block tree needs a power-of-two block size, not " +
+                                  std::to_string(per_block));
     buffers_[0] = static_cast<float*>(a.scratch);
     buffers_[1] = a.scratch != nullptr ? buffers_[0] + ceil_div(a.n, per_block) : nullptr;
   }

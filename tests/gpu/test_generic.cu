@@ -21,8 +21,10 @@
 #include "inputs.hpp"
 #include "single_pass.cuh"
 #include "typed_values.hpp"
+#include "wait_or_fail.hpp"
 
 namespace g = reduction::generic;
+using gpu_test::wait_or_fail;
 
 namespace {
 
@@ -285,27 +287,6 @@ TEST_CASE("generic single pass: 8-byte values take the fenced ticket and leave t
   const TicketState s = read_ticket_state(ws, 1);
   CHECK(s.ticket == 0u);
 }
-
-namespace {
-
-// Waits for `stream` until `seconds` have passed; past that the sums are hung, and the
-// test binary stops at once with a message instead of stalling the suite (ctest's
-// TIMEOUT is the second line of defence).
-void wait_or_fail(cudaStream_t stream, double seconds, const std::string& what) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    const cudaError_t e = cudaStreamQuery(stream);
-    if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) FAIL(what << ": the stream reported " << cudaGetErrorString(e));
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr, "FAIL: %s did not finish within %.0f s: the GPU is hung\n", what.c_str(), seconds);
-      std::_Exit(1);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
-}  // namespace
 
 TEST_CASE("generic single pass: sums on several streams at once, each with its own workspace",
           "[gpu][generic][streams]") {

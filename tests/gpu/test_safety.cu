@@ -29,9 +29,11 @@
 #include "registry.hpp"
 #include "single_pass.cuh"
 #include "verify.hpp"
+#include "wait_or_fail.hpp"
 
 using common::Pattern;
 using gpu_test::device;
+using gpu_test::wait_or_fail;
 using reduction::PreparedStage;
 using reduction::Stage;
 
@@ -63,22 +65,6 @@ std::vector<unsigned char> read_back(const void* dev, std::size_t bytes) {
   std::vector<unsigned char> host(bytes);
   CUDA_CHECK(cudaMemcpy(host.data(), dev, bytes, cudaMemcpyDeviceToHost));
   return host;
-}
-
-// Waits for `stream` for at most `seconds`; past that the GPU is hung, and the binary
-// stops with a message instead of stalling the suite.
-void wait_or_fail(cudaStream_t stream, double seconds, const std::string& what) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    const cudaError_t e = cudaStreamQuery(stream);
-    if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) FAIL(what << ": the stream reported " << cudaGetErrorString(e));
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr, "FAIL: %s did not finish within %.0f s: the GPU is hung\n", what.c_str(), seconds);
-      std::_Exit(1);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
 }
 
 }  // namespace
