@@ -16,6 +16,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
+from host_checks import gpus_present  # noqa: E402
 
 if len(sys.argv) not in (4, 5):
     print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -31,15 +35,6 @@ if shutil.which(mpiexec) is None:
     sys.exit(77)
 
 
-def gpus_present():
-    if shutil.which("nvidia-smi") is None:
-        return 0
-    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
-    found = len([x for x in r.stdout.splitlines() if x.startswith("GPU ")]) if r.returncode == 0 else 0
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        found = min(found, len([x for x in visible.split(",") if x.strip()]))
-    return found
 
 
 present = gpus_present()

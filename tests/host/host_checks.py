@@ -3,6 +3,8 @@
 exits 1 if there was one, else 0; load_script() imports one of scripts/*.py as a module
 and run_script() runs it as a program."""
 import importlib.util
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +54,15 @@ def run_script(path: Path, *args, timeout: int = 300):
     """The script run with this Python: (exit code, stdout, stderr)."""
     p = subprocess.run([sys.executable, str(path), *map(str, args)], capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
+
+
+def gpus_present():
+    """The GPUs CUDA will see: nvidia-smi's, narrowed by CUDA_VISIBLE_DEVICES when it is set."""
+    if shutil.which("nvidia-smi") is None:
+        return 0
+    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    found = len([x for x in r.stdout.splitlines() if x.startswith("GPU ")]) if r.returncode == 0 else 0
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        found = min(found, len([x for x in visible.split(",") if x.strip()]))
+    return found

@@ -13,6 +13,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from host_checks import gpus_present  # noqa: E402
 
 if len(sys.argv) != 3:
     print("usage: test_multi_gpu_mpi_cli.py PROGRAM MPIEXEC", file=sys.stderr)
@@ -34,16 +38,6 @@ env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 LAUNCH = [mpiexec, "--oversubscribe", "-np"]
 
 
-def gpus_present():
-    """The GPUs CUDA will see: nvidia-smi's, narrowed by CUDA_VISIBLE_DEVICES when it is set."""
-    if shutil.which("nvidia-smi") is None:
-        return 0
-    r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
-    found = len([x for x in r.stdout.splitlines() if x.startswith("GPU ")]) if r.returncode == 0 else 0
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        found = min(found, len([x for x in visible.split(",") if x.strip()]))
-    return found
 
 
 def run(args, cwd, ranks):
