@@ -136,8 +136,8 @@ readme = read("README.md")
 check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
       "the README names the test command and its ci form")
 # The full list of prerequisites is on the reference page the README links.
-check("chapters/99_reference.md#prerequisites" in readme, "the README links the full list of prerequisites")
-reference = read("chapters/99_reference.md")
+check("REFERENCE.md#prerequisites" in readme, "the README links the full list of prerequisites")
+reference = read("REFERENCE.md")
 prerequisites = reference.split("## Prerequisites", 1)[-1].split("\n## ", 1)[0]
 for needed in ("Catch2", "matplotlib", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
     check(needed in prerequisites, f"the reference's prerequisites name {needed}")

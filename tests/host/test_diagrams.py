@@ -80,7 +80,8 @@ def linked_figures():
     """(document, target path) for every image link into chapters/figures/."""
     out = []
     lab = [ROOT / "experiments" / "README.md"] + sorted((ROOT / "experiments" / "notes").glob("*.md"))
-    for md in [ROOT / "README.md"] + sorted((ROOT / "chapters").glob("*.md")) + [p for p in lab if p.is_file()]:
+    for md in [ROOT / "README.md", ROOT / "REFERENCE.md"] + sorted((ROOT / "chapters").glob("*.md")) + [
+            p for p in lab if p.is_file()]:
         text = md.read_text(encoding="utf-8")
         text = re.sub(r"```.*?```", "", text, flags=re.S)
         for target in IMAGE_RE.findall(text):
