@@ -50,10 +50,15 @@ struct Input {
 };
 
 // The stages whose finishing block reads what other blocks wrote into scratch.
+// The registry's stages whose one launch keeps state in scratch at a large n (a ticket, a
+// counter, slots): their plans ask for scratch zeroed once.
 std::vector<const Stage*> single_pass_stages() {
   std::vector<const Stage*> out;
-  for (const Stage& s : reduction::registry())
-    if (s.kind == reduction::Kind::stage && s.single_launch && s.number >= 13) out.push_back(&s);
+  for (const Stage& s : reduction::registry()) {
+    if (s.kind != reduction::Kind::stage || !s.single_launch) continue;
+    const int block = reduction::effective_block(s, 0, device());
+    if (s.plan(std::size_t{1} << 22, block, device()).zero_scratch_once) out.push_back(&s);
+  }
   return out;
 }
 
