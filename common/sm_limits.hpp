@@ -34,7 +34,25 @@ constexpr int blocks_per_sm_bound(int block, int wanted) {
   return b > 0 ? b : 1;
 }
 
-// Every block of `block` threads that one SM holds: a full SM.
-constexpr int full_sm_blocks(int block) { return blocks_per_sm_bound(block, sm_max_threads() / block); }
+// Where ptxas squeezes a 1024-thread block of the single-pass stages into 32 registers a
+// thread and spills: two such blocks fit a 2048-thread SM, and the kernels of stages 13
+// and 18 need a few more registers than 32 (sm_90's ptxas gives stage 13 36 and fits
+// stage 18 into 32). It happens for sm_80, whose ptxas aims at two blocks of stage 13's
+// kernel when no minimum is stated, and for sm_100 when stage 18 asks for a full SM. On
+// these targets both stages ask for one block of 1024 per SM instead; the code for every
+// other target is unchanged.
+constexpr bool one_block_of_1024_for_arch(int arch) { return arch == 80 || arch == 100; }
+constexpr bool kOneBlockOf1024 = one_block_of_1024_for_arch(kCompiledArch);
+
+// Every block of `block` threads that one SM holds: a full SM (one block of 1024 where
+// kOneBlockOf1024 says so).
+constexpr int full_sm_blocks(int block) {
+  return block == 1024 && kOneBlockOf1024 ? 1 : blocks_per_sm_bound(block, sm_max_threads() / block);
+}
+
+// No minimum for __launch_bounds__(block, ...): 0, which states none and leaves the
+// choice to the compiler (the same code as no second argument), except one block of
+// 1024 where kOneBlockOf1024 says so.
+constexpr int compiler_chosen_blocks(int block) { return block == 1024 && kOneBlockOf1024 ? 1 : 0; }
 
 }  // namespace common

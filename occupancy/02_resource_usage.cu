@@ -3,7 +3,8 @@
 // Idea: one SGEMM kernel (sgemm_tile.cuh: 16 x 16 threads, each computing a 4 x 4 patch
 // of C from shared-memory slices) built three ways: as the compiler likes it; with
 // __launch_bounds__(256, 4), which tells the compiler to fit 4 blocks of 256 threads per
-// SM and so caps its registers at 64; and from sgemm_maxrregcount.cu, compiled with
+// SM and so caps its registers at 64 (3 blocks for Blackwell, where 64 would spill:
+// sgemm.hpp); and from sgemm_maxrregcount.cu, compiled with
 // --maxrregcount, a hard cap for the whole file. For each build the program reads the
 // registers, local (spill) memory and shared memory from cudaFuncGetAttributes, asks
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor how many blocks fit, works the same
@@ -35,6 +36,7 @@
 #include "device_limits.hpp"
 #include "gemm_check.hpp"
 #include "inputs.hpp"
+#include "kernel_image.hpp"
 #include "measure.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -42,6 +44,7 @@
 #include "row_measure.hpp"
 #include "sgemm.hpp"
 #include "sgemm_tile.cuh"
+#include "sm_limits.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 
@@ -53,7 +56,7 @@ __global__ void sgemm_plain(const float* __restrict__ a, const float* __restrict
   sgemm_tile(a, b, c, m, n, k);
 }
 
-__global__ void __launch_bounds__(kSgemmBlockThreads, kLaunchBoundsMinBlocks)
+__global__ void __launch_bounds__(kSgemmBlockThreads, launch_bounds_min_blocks(common::kCompiledArch))
     sgemm_bounded(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                   int k) {
   sgemm_tile(a, b, c, m, n, k);
@@ -85,12 +88,14 @@ std::string sgemm_build_title(SgemmBuild build) {
   switch (build) {
     case SgemmBuild::plain: return "no limit";
     case SgemmBuild::launch_bounds:
-      return "__launch_bounds__(" + std::to_string(kSgemmBlockThreads) + ", " + std::to_string(kLaunchBoundsMinBlocks) +
-             ")";
+      return "__launch_bounds__(" + std::to_string(kSgemmBlockThreads) + ", " +
+             std::to_string(sgemm_launch_bounds_min_blocks()) + ")";
     case SgemmBuild::maxrregcount: return "--maxrregcount=" + std::to_string(sgemm_maxrregcount_limit());
   }
   return "?";
 }
+
+int sgemm_launch_bounds_min_blocks() { return launch_bounds_min_blocks(common::compiled_arch_of(&sgemm_bounded)); }
 
 const void* sgemm_kernel(SgemmBuild build) {
   switch (build) {

@@ -11,15 +11,20 @@ namespace occupancy {
 
 enum class SgemmBuild {
   plain,          // the compiler chooses the register count
-  launch_bounds,  // __launch_bounds__(kSgemmBlockThreads, kLaunchBoundsMinBlocks)
+  launch_bounds,  // __launch_bounds__(kSgemmBlockThreads, launch_bounds_min_blocks(arch))
   maxrregcount,   // compiled in its own file with --maxrregcount (occupancy/CMakeLists.txt)
 };
 
 constexpr int kSgemmBlockThreads = 256;
-// One more resident block per SM than the plain build gets on sm_90 (limited by its
-// registers; chapters/21_occupancy.md has the table); the compiler reaches it without
-// spilling.
-constexpr int kLaunchBoundsMinBlocks = 4;
+// The minimum blocks per SM of the launch-bounds build, for the architecture its code was
+// compiled for: 4, one more resident block per SM than the plain build gets on sm_90
+// (limited by its registers; chapters/21_occupancy.md has the table), which the compiler
+// reaches without spilling up to sm_90; 3 for Blackwell (sm_100, sm_120), where 64
+// registers a thread are too few for the tile and ptxas would spill.
+constexpr int launch_bounds_min_blocks(int arch) { return arch >= 100 ? 3 : 4; }
+// That minimum for the build that runs on the current GPU (chosen by its kernel image,
+// common/kernel_image.hpp).
+int sgemm_launch_bounds_min_blocks();
 
 const std::vector<SgemmBuild>& all_sgemm_builds();
 const char* sgemm_build_id(SgemmBuild build);     // "plain", "launch_bounds", "maxrregcount"

@@ -113,7 +113,7 @@ TEST_CASE("02: the register limits do what they promise", "[gpu][occupancy][sgem
   CHECK(bounded.maxThreadsPerBlock == occupancy::kSgemmBlockThreads);
   // __launch_bounds__(threads, minBlocks) guarantees at least minBlocks resident blocks.
   CHECK(api_blocks_per_sm(occupancy::sgemm_kernel(SgemmBuild::launch_bounds), occupancy::kSgemmBlockThreads) >=
-        occupancy::kLaunchBoundsMinBlocks);
+        occupancy::sgemm_launch_bounds_min_blocks());
 }
 
 TEST_CASE("the hand-computed occupancy equals the CUDA occupancy API", "[gpu][occupancy][calc]") {
