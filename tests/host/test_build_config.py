@@ -14,8 +14,14 @@ configure takes seconds; nothing is compiled):
     CMakeLists.txt, the README and chapter 00 all name, and CMake reads the presets;
   - with MPI hidden (CMAKE_DISABLE_FIND_PACKAGE_MPI) the project configures, says
     multi_gpu_mpi is not built and builds everything else;
-  - CI (.ci/run) runs the README's test command through the ci preset and installs Open
-    MPI, and the README's prerequisites name what the build and the tests need.
+  - CI (.ci/run) runs the README's test command through the archs preset (the ci preset's
+    settings, for every architecture from sm_75 to sm_120: 75;80;86;89;90;100;120) and
+    installs Open MPI, and the README's prerequisites name what the build and the tests
+    need;
+  - the oldest CUDA toolkit is one version everywhere: CMakeLists.txt refuses anything
+    older, the README and the reference name it, and the committed log of
+    scripts/cuda12_build.sh (results/build/cuda12_build.txt) shows that version building
+    every target and passing the host tests, for the commit it names.
 
 usage: test_build_config.py SOURCE_DIR
 """
@@ -126,15 +132,48 @@ check(configure_presets.get("ci", {}).get("cacheVariables", {}).get("REDUCTION_W
 p = subprocess.run(["cmake", "--list-presets"], cwd=source_dir, capture_output=True, text=True)
 check(p.returncode == 0 and '"ci"' in p.stdout, f"cmake --list-presets reads the presets: {p.stderr.strip()}")
 
+# The archs preset: the ci preset's settings for every architecture a reader's GPU may have,
+# from Turing (sm_75: T4, RTX 20xx) to Blackwell (sm_100, sm_120); CI builds and tests it.
+ARCHS = "75;80;86;89;90;100;120"
+archs = configure_presets.get("archs", {})
+check(archs.get("inherits") == "ci" and archs.get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == ARCHS,
+      f"the archs preset inherits ci and builds for {ARCHS}: {archs}")
+check(configure_presets.get("ci", {}).get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == "90",
+      "the ci preset builds for sm_90")
 ci = read(".ci/run")
-check(re.search(r"^PRESET=ci exec scripts/test\.sh\s*$", ci, re.M) is not None,
-      ".ci/run runs the README's test command (scripts/test.sh) through the ci preset")
+check(re.search(r"^PRESET=archs exec scripts/test\.sh\s*$", ci, re.M) is not None,
+      ".ci/run runs the README's test command (scripts/test.sh) through the archs preset")
 check("clang-format-14" in ci, ".ci/run installs clang-format 14 for the format check")
 check("libopenmpi-dev" in ci and "openmpi-bin" in ci,
       ".ci/run installs Open MPI, so multi_gpu_mpi is built and its command line checked")
 readme = read("README.md")
-check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
-      "the README names the test command and its ci form")
+check("scripts/test.sh" in readme and "PRESET=archs scripts/test.sh" in readme,
+      "the README names the test command and the form CI runs")
+
+# The oldest CUDA toolkit: the configure check, the documents and the build that shows it.
+oldest = re.search(r"if\(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS (\d+\.\d+)\)\s*\n\s*message\(FATAL_ERROR",
+                   read("CMakeLists.txt"))
+check(oldest is not None, "CMakeLists.txt refuses a CUDA toolkit older than the oldest built")
+if oldest:
+    cuda = oldest.group(1)
+    for doc, text in (("README.md", readme), ("REFERENCE.md", read("REFERENCE.md")),
+                      ("chapters/00_introduction.md", read("chapters/00_introduction.md"))):
+        named = set(re.findall(r"CUDA toolkit (\d+(?:\.\d+)?) or newer", text))
+        check(named == {cuda}, f"{doc} names CUDA {named or 'no version'} as the oldest, CMakeLists.txt {cuda}")
+    # scripts/cuda12_build.sh runs this test while it writes that log (it sets
+    # REDUCTION_CUDA12_LOG_PENDING=1): there the committed log is checked when it exists.
+    log_path = os.path.join(source_dir, "results", "build", "cuda12_build.txt")
+    pending = os.environ.get("REDUCTION_CUDA12_LOG_PENDING") == "1"
+    check(os.path.exists(log_path) or pending, "results/build/cuda12_build.txt, the CUDA 12 build's log, is committed")
+    if os.path.exists(log_path) or not pending:
+        log = read("results/build/cuda12_build.txt") if os.path.exists(log_path) else ""
+        check(re.search(r"^cuda12_build\.sh: the build of commit [0-9a-f]{40} ", log, re.M) is not None,
+              "the CUDA 12 build log names the commit it built")
+        check(re.search(rf"^Cuda compilation tools, release {re.escape(cuda)}, ", log, re.M) is not None,
+              f"the CUDA 12 build log's nvcc is CUDA {cuda}")
+        check(re.search(rf"^cuda12_build\.sh: CUDA {re.escape(cuda)} built every target for \S+ in \d+ min with "
+                        r"warnings as errors, and every host test passed\.$", log, re.M) is not None and
+              "100% tests passed" in log, f"the CUDA 12 build log shows CUDA {cuda} building every target and passing")
 # The full list of prerequisites is on the reference page the README links.
 check("REFERENCE.md#prerequisites" in readme, "the README links the full list of prerequisites")
 reference = read("REFERENCE.md")
