@@ -14,9 +14,12 @@
 #     tests on), every target is built, and ctest -L host runs there.
 # About 1.3 GB is downloaded once into .deps/cuda12 (git-ignored; 3.5 GB unpacked).
 #   scripts/cuda12_build.sh
-# Environment: CUDA12_ARCHS (default "75-real;80-real;90"), BUILD_DIR (default
-# build-cuda12), JOBS, CUDA12_LOG (default results/build/cuda12_build.txt: the whole
-# output, headed by the commit built, the packages and the toolkit's version).
+# Environment: CUDA12_ARCHS (default "80-real;90", the build a machine without a GPU
+# gets; CUDA 12.4 knows architectures up to sm_90), BUILD_DIR (default build-cuda12),
+# JOBS, CUDA12_LOG (default results/build/cuda12_build.txt: the whole output, headed by
+# the commit built, the packages and the toolkit's version), CUDA12_CCCL_WHEEL and
+# CUDA12_NCCL_WHEEL (pip requirements; defaults nvidia-cuda-cccl-cu12==12.4.127.post1
+# and nvidia-nccl-cu12==2.20.5).
 # Exit codes: 0 every target built and every host test passed; 1 a download, the
 # unpacking, the build or a test failed (the log says which); 2 bad usage.
 set -euo pipefail
@@ -33,7 +36,7 @@ if [ $# -gt 0 ]; then
 fi
 root=$(repo_root)
 cd "$root"
-archs=${CUDA12_ARCHS:-75-real;80-real;90}
+archs=${CUDA12_ARCHS:-80-real;90}
 [[ $archs =~ ^[0-9]{2,3}(-real|-virtual)?(\;[0-9]{2,3}(-real|-virtual)?)*$ ]] ||
   refuse "$program" "CUDA12_ARCHS '$archs' is not a CMake architecture list such as 75-real;80-real;90."
 export BUILD_DIR=${BUILD_DIR:-$root/build-cuda12}
