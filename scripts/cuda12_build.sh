@@ -43,6 +43,7 @@ export BUILD_DIR=${BUILD_DIR:-$root/build-cuda12}
 unset PRESET
 check_build_env "$program"
 log=${CUDA12_LOG:-results/build/cuda12_build.txt}
+[ -n "${CUDA12_LOG:-}" ] || mkdir -p results/build
 check_output_file "$program" CUDA12_LOG "$log"
 for tool in apt-get dpkg-deb python3 cmake git; do
   command -v "$tool" >/dev/null 2>&1 || refuse "$program" "it needs $tool, which is not on PATH."
@@ -52,7 +53,6 @@ python3 -m pip --version >/dev/null 2>&1 ||
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || refuse "$program" "it needs Debian's archive keyring $keyring (apt-get install debian-archive-keyring)."
 
-mkdir -p "$(dirname "$log")"
 log_to "$log"
 fail() {
   echo "$program: $*"
