@@ -34,25 +34,29 @@ constexpr int blocks_per_sm_bound(int block, int wanted) {
   return b > 0 ? b : 1;
 }
 
-// Where ptxas squeezes a 1024-thread block of the single-pass stages into 32 registers a
-// thread and spills: two such blocks fit a 2048-thread SM, and the kernels of stages 13
-// and 18 need a few more registers than 32 (sm_90's ptxas gives stage 13 36 and fits
-// stage 18 into 32). It happens for sm_80, whose ptxas aims at two blocks of stage 13's
-// kernel when no minimum is stated, and for sm_100 when stage 18 asks for a full SM. On
-// these targets both stages ask for one block of 1024 per SM instead; the code for every
-// other target is unchanged.
-constexpr bool one_block_of_1024_for_arch(int arch) { return arch == 80 || arch == 100; }
-constexpr bool kOneBlockOf1024 = one_block_of_1024_for_arch(kCompiledArch);
-
-// Every block of `block` threads that one SM holds: a full SM (one block of 1024 where
-// kOneBlockOf1024 says so).
-constexpr int full_sm_blocks(int block) {
-  return block == 1024 && kOneBlockOf1024 ? 1 : blocks_per_sm_bound(block, sm_max_threads() / block);
+// ptxas, left to choose a kernel's registers (no minimum of blocks per SM stated), may aim
+// at more resident blocks than the kernel's registers allow and spill a few bytes; so may
+// a bound that leaves too few. The kernels where a target's ptxas does that ask for one
+// block per SM on that target, which lets ptxas use every register one block leaves.
+// one_block_on(archs...): 1 when the architecture being compiled is one of `archs`, else
+// 0, which __launch_bounds__ reads as no minimum (the same code as no second argument):
+// every other target, sm_90 included, keeps the code the results were measured with.
+template <typename... Arch>
+constexpr int one_block_on(Arch... arch) {
+  return ((kCompiledArch == arch) || ...) ? 1 : 0;
 }
 
-// No minimum for __launch_bounds__(block, ...): 0, which states none and leaves the
-// choice to the compiler (the same code as no second argument), except one block of
-// 1024 where kOneBlockOf1024 says so.
-constexpr int compiler_chosen_blocks(int block) { return block == 1024 && kOneBlockOf1024 ? 1 : 0; }
+// Whether a full SM of 1024-thread blocks is one block for `arch`: ptxas for sm_100 spills
+// stage 18's kernel (full_sm_blocks' user) at two blocks of 1024 (32 registers a thread),
+// where sm_80's and sm_90's fit it.
+constexpr bool full_sm_of_1024_is_one_block(int arch) { return arch == 100; }
+
+// Every block of `block` threads that one SM holds: a full SM (one block of 1024 where
+// full_sm_of_1024_is_one_block says so).
+constexpr int full_sm_blocks(int block) {
+  return block == 1024 && full_sm_of_1024_is_one_block(kCompiledArch)
+             ? 1
+             : blocks_per_sm_bound(block, sm_max_threads() / block);
+}
 
 }  // namespace common

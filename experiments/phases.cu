@@ -22,6 +22,7 @@
 
 #include "cli.hpp"
 #include "lab.cuh"
+#include "sm_limits.hpp"
 
 namespace {
 
@@ -45,7 +46,7 @@ __device__ __forceinline__ unsigned long long global_ns() {
 }
 
 template <int kBlock, int kUnroll>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, common::one_block_on(75, 100, 120))
     phases_ticket_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                       unsigned char* __restrict__ scratch, Stamps* stamps, long long* last_clocks) {
   const long long c0 = clock64();

@@ -75,9 +75,12 @@ enum class Finish {
   none     // DIAGNOSTIC, wrong sum: every block stores its partial, block 0 writes its own
 };
 
-// Either order, then the finish, with __launch_bounds__ asking for kMinBlocks blocks per SM.
+// Either order, then the finish, with __launch_bounds__ asking for kMinBlocks blocks per SM
+// (one on sm_100 and sm_120, whose ptxas spills some of these kernels at the registers
+// kMinBlocks leaves; run() launches what the occupancy API says fits).
 template <int kBlock, int kUnroll, int kMinBlocks, bool kStrided, Finish kFinish>
-__global__ void __launch_bounds__(kBlock, common::blocks_per_sm_bound(kBlock, kMinBlocks))
+__global__ void __launch_bounds__(kBlock,
+                                  common::one_block_on(100, 120) ? 1 : common::blocks_per_sm_bound(kBlock, kMinBlocks))
     shaped_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                unsigned char* __restrict__ scratch, float* __restrict__ partials,
                unsigned long long* __restrict__ words, unsigned launch) {

@@ -33,7 +33,7 @@ constexpr int kUnroll = 4;
 constexpr std::size_t kPartialsOffset = 128;  // the counter has its own cache line
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock, common::compiler_chosen_blocks(kBlock))
+__global__ void __launch_bounds__(kBlock, kBlock == 1024 ? common::one_block_on(80) : 0)
     last_block_sum(const float* __restrict__ in, std::size_t n, std::size_t chunk, float* __restrict__ out,
                    unsigned* __restrict__ ticket, float* __restrict__ partials) {
   const float block_total = block_sum_one_round<kBlock>(chunk_thread_sum<kBlock, kUnroll>(in, n, chunk));

@@ -258,9 +258,10 @@ TEST_CASE("stage 18 takes stage 15's one block and cluster, and its own grid-wid
     // architecture holds (the launch bounds ask for that: on Hopper, 32 registers a thread
     // allow 2048; a build for compute_75 asks for Turing's 1024, and an H100 may fit more;
     // one block of 1024 where common/sm_limits.hpp says two would spill).
-    const bool one_block = block == 1024 && common::one_block_of_1024_for_arch(common::build_arch());
-    const int full =
-        one_block ? 1024 : std::min(device().max_threads_per_sm, common::max_threads_for_arch(common::build_arch()));
+    const bool one_block_of_1024 = block == 1024 && common::full_sm_of_1024_is_one_block(common::build_arch());
+    const int full = one_block_of_1024
+                         ? 1024
+                         : std::min(device().max_threads_per_sm, common::max_threads_for_arch(common::build_arch()));
     CHECK(per_sm * block >= full);
     // The boundary, a body whose float4s leave each thread 1 to 3 after its rounds of 4,
     // and a size just past a whole number of rounds.
