@@ -154,8 +154,12 @@ echo "$version"
 echo "$program: host compiler $(c++ --version | head -n 1)"
 
 # 4. Configure (warnings are errors), build every target, run the host tests. The
-# tests that configure the project themselves find this nvcc through CUDACXX and PATH.
-export CUDACXX=$nvcc CUDA_HOME=$tk PATH="$tk/bin:$PATH" REDUCTION_CUDA12_LOG_PENDING=1
+# tests that configure the project themselves find this nvcc through CUDACXX and PATH,
+# and a program linked with the shared CUDA runtime (the single_pass package's example)
+# finds libcudart.so.12 through LD_LIBRARY_PATH, as with any toolkit outside the system's
+# library folders.
+export CUDACXX=$nvcc CUDA_HOME=$tk PATH="$tk/bin:$PATH" LD_LIBRARY_PATH="$tk/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export REDUCTION_CUDA12_LOG_PENDING=1
 echo "$program: building every target for $archs into $BUILD_DIR"
 start=$(date +%s)
 configure_and_build -DREDUCTION_BUILD_TESTS=ON -DREDUCTION_WARNINGS_AS_ERRORS=ON "-DCMAKE_CUDA_COMPILER=$nvcc" \
