@@ -245,8 +245,13 @@ def main(argv: list[str]) -> int:
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__.strip())
         return 0
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print("book.py: give one argument, the staging folder (such as build/book-src); see --help.", file=sys.stderr)
+    options = [a for a in argv if a.startswith("-")]
+    if options:
+        print(f"book.py: unknown option '{options[0]}' (it takes the staging folder, or --help).", file=sys.stderr)
+        return 2
+    if len(argv) != 1:
+        print(f"book.py: give one argument, the staging folder (such as build/book-src), not {len(argv)}; see --help.",
+              file=sys.stderr)
         return 2
     out = Path(argv[0]).resolve()
     if not any(p.name.startswith("build") for p in [out, *out.parents]):

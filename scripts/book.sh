@@ -74,8 +74,10 @@ if ! installed; then
         "apt-get, or not root): install it with 'sudo apt-get install python3-venv', then run scripts/book.sh again."
     fi
     echo "$program: installing python3-venv (apt-get)" >&2
-    $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
-      $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2 || true
+    if ! { $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+      $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2; }; then
+      echo "$program: apt-get install python3-venv failed (see above)" >&2
+    fi
   fi
   rm -rf "$probe"
   rm -rf "$venv"
