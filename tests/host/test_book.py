@@ -22,6 +22,7 @@ Prints one line per failure and "N checks passed, M failed"; exit 1 on a failure
 """
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import json
@@ -271,12 +272,12 @@ SHOTS.mkdir(parents=True, exist_ok=True)
 for name, page in (("front_page", "index.html"), ("chapter_03", "chapters/03_divergence_and_addressing.html"),
                    ("chapter_14", "chapters/14_tagged_slots.html")):
     driver.get(BASE + page)
-    height = min(int(driver.execute_script("return document.documentElement.scrollHeight")), 16000)
-    driver.set_window_size(1280, height)
-    time.sleep(0.3)
-    check(driver.save_screenshot(str(SHOTS / f"{name}.png")) and (SHOTS / f"{name}.png").stat().st_size > 10000,
-          f"the screenshot of {page} was saved in {SHOTS}")
-    driver.set_window_size(1280, 1000)
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 16000), "scale": 1}})
+    (SHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
+    check((SHOTS / f"{name}.png").stat().st_size > 10000, f"the screenshot of {page} was saved in {SHOTS}")
 driver.quit()
 server.shutdown()
 print(f"screenshots in {SHOTS}; {time.monotonic() - start:.1f} s in all")
