@@ -2,7 +2,8 @@
 # Builds the tutorial as a website into build/book/: the chapters in reading order with
 # previous and next links, the README (stage table and list of chapters) as the front
 # page, search, the figures and result plots, highlighted code, and a page for each source
-# or result file the text links to. Open build/book/index.html, or serve it:
+# or result file the text links to. Open build/book/index.html in a browser, or serve it
+# (the search works only when the site is served):
 #   scripts/book.sh            build into build/book/
 #   scripts/book.sh --serve    build, then serve it on http://127.0.0.1:PORT/ until Ctrl-C
 #   scripts/book.sh --setup    only install what the build needs (CI does this first)
