@@ -18,7 +18,9 @@ folder/index.md or folder/README.md); the text is not otherwise touched. Nothing
 staged by hand: the site is built from the same files scripts/update_docs.py fills.
 STAGING_DIR is emptied first; it must lie under a folder named build*.
 
-The hook sets the order of the pages from the README's list of chapters (section
+The hook drops indented lines that hold only HTML comments (the docs' markers) before a
+page is rendered, since Python-Markdown ends a list at such a line where GitHub does not;
+it sets the order of the pages from the README's list of chapters (section
 "The chapters", which is the reading order), with REFERENCE.md as an appendix, and gives
 headings GitHub's anchors, so that a link such as 00_introduction.md#how-we-time finds
 the same heading on the site as on the code host.
@@ -107,6 +109,23 @@ class Repo:
         return sorted(names, key=lambda n: (n not in self.folders, n))
 
 
+def in_code(lines: list[str]) -> list[bool]:
+    """For each line, whether it belongs to a fenced code block (its fences included)."""
+    marks, fence = [], None
+    for line in lines:
+        f = FENCE.match(line)
+        if fence is None and f:
+            fence = f.group(1)
+            marks.append(True)
+        elif fence is not None:
+            if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line.strip()[len(f.group(1)):]:
+                fence = None
+            marks.append(True)
+        else:
+            marks.append(False)
+    return marks
+
+
 def rewrite_links(text: str, page: str, staged_page: str, repo: Repo, found: list[str]) -> str:
     """Rewrites the link targets of Markdown file PAGE (staged as STAGED_PAGE) that point
     at repository files whose staged name differs; appends each repository path linked
@@ -131,16 +150,10 @@ def rewrite_links(text: str, page: str, staged_page: str, repo: Repo, found: lis
         new = posixpath.relpath(staged, posixpath.dirname(staged_page) or ".") + hash_ + anchor
         return m.group(1) + m.group(2) + new + m.group(4) + m.group(5)
 
+    lines = text.split("\n")
     out = []
-    fence = None
-    for line in text.split("\n"):
-        f = FENCE.match(line)
-        if fence is None and f:
-            fence = f.group(1)
-        elif fence is not None:
-            if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line.strip()[len(f.group(1)):]:
-                fence = None
-        else:
+    for line, code in zip(lines, in_code(lines)):
+        if not code:
             spans = [m.span() for m in CODE_SPAN.finditer(line)]
             line = LINK.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in spans) else one(m), line)
         out.append(line)
@@ -231,6 +244,19 @@ def reading_order(front_page: str) -> list[str]:
         if target not in order:
             order.append(target)
     return order
+
+
+# An indented line that holds only HTML comments (the docs' claim: markers, below a list
+# item's text): Python-Markdown ends the list there and prints the next item as a
+# paragraph starting "- ", where GitHub keeps the list. Such lines show nothing either way.
+COMMENT_LINE = re.compile(r"[ \t]+(?:<!--.*?-->[ \t]*)+")
+
+
+def on_page_markdown(markdown, **kwargs):
+    """Drops the indented comment-only lines outside code blocks before MkDocs renders a
+    page (the staged file keeps them); nothing a reader sees changes."""
+    lines = markdown.split("\n")
+    return "\n".join(line for line, code in zip(lines, in_code(lines)) if code or not COMMENT_LINE.fullmatch(line))
 
 
 def on_config(config, **kwargs):

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """The tutorial's website, checked in a real browser: builds it with scripts/book.sh,
-serves build/book/ on 127.0.0.1 (a free port) and drives headless Chromium through
-every page. On each page: nothing is logged to the console as an error (SEVERE), every
-image is displayed (naturalWidth > 0), every table has the rows its Markdown has, every
-code block of the Markdown is there and a code excerpt is highlighted, and no Markdown
-is left unrendered (a "](" or a "|---" in the text). Across the pages: every link within
-the site leads to a page or file that exists and every #anchor to an element id on that
-page; the previous/next links at the foot of the pages walk the chapters in the README's
-reading order, then the reference; the search box, given a stage's name ("tagged"),
-lists chapter 14. Screenshots of the front page, chapter 03 and chapter 14 are saved in
-BUILD_DIR/book-screenshots/.
+serves build/book/ on 127.0.0.1 (a free port) and drives headless Chromium through every
+page. On each page: nothing is logged to the console as an error (SEVERE), every image
+is displayed (naturalWidth > 0), every table has the rows its Markdown has, every code
+block of the Markdown is there and a code excerpt is highlighted, and no Markdown is
+left unrendered (a "](", a "|---", a "<!--", or a line starting a list inside a
+paragraph). Across the pages: every link within the site leads to a page or file that
+exists and every #anchor to an element id on that page; the previous/next links at the
+foot of the pages walk the chapters in the README's reading order, then the reference;
+the search box, given a stage's name ("tagged"), lists chapter 14. Screenshots of the
+front page, chapter 03 and chapter 14 are saved in BUILD_DIR/book-screenshots/.
 
 It needs Chromium, its driver and Selenium (Debian: chromium, chromium-driver,
 python3-selenium; .ci/run installs them) and fails, saying so, where they are missing:
@@ -176,7 +176,7 @@ const raw = [...article.querySelectorAll("p, li, td, th, h1, h2, h3, h4")].map(e
     const c = e.cloneNode(true);
     c.querySelectorAll("code, pre").forEach(x => x.remove());
     return c.textContent;
-}).filter(t => t.includes("](") || /\|\s*:?---/.test(t) || t.includes("<!--"));
+}).filter(t => t.includes("](") || /\|\s*:?---/.test(t) || t.includes("<!--") || /\n\s*([-*+]|1\.) \S/.test(t));
 const next = document.querySelector("a.md-footer__link--next");
 return {images, links, ids, tables, blocks, highlighted, raw, title: document.title,
         next: next ? next.href : null, height: document.documentElement.scrollHeight};
