@@ -18,12 +18,14 @@ def inputs(dg, root, results):
     slots = dg.code_constant(root, HEADER, "kMostPeerGpus")
     import re
 
-    area = dg.require_line(root, HEADER, r"constexpr std::size_t kPeerAreaWords = \d+ \* static_cast<std::size_t>\(kMostPeerGpus\);")
+    area = dg.require_line(root, HEADER, r"constexpr std::size_t kPeerAreaWords = \d+ \* "
+                                         r"static_cast<std::size_t>\(kMostPeerGpus\);")
     banks = int(re.search(r"= (\d+) \*", area).group(1))
     if banks != 2:
         raise dg.DiagramError(f"{HEADER}: the figure draws two banks (a launch's parity), not {banks}.")
     bank = dg.require_line(root, SOURCE, r"const std::size_t bank = \(launch & 1\) \* kMostPeerGpus;")
-    store = dg.require_line(root, SOURCE, r"store_sys\(view\.areas\[p\] \+ bank \+ view\.rank, peer_word\(launch, mine\)\);")
+    store = dg.require_line(root, SOURCE,
+                            r"store_sys\(view\.areas\[p\] \+ bank \+ view\.rank, peer_word\(launch, mine\)\);")
     poll = dg.require_line(root, SOURCE, r"const unsigned long long\* slot = view\.areas\[view\.rank\] \+ bank \+ p;")
     dg.require_line(root, SOURCE, r"<< 32\) \| __float_as_uint\(v\);")  # the tag in the high half
     dg.require_line(root, SOURCE, r"for \(int r = 1; r < view\.count; \+\+r\) sum \+= partial_of\[r\];")
