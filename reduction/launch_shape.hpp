@@ -7,8 +7,8 @@
 // answer for a kernel (how many of its blocks fit on one SM, which depends on its
 // registers); a stage's plan() asks for it and passes it in. Nothing here assumes an
 // H100 or H200: tests/host/test_launch_shape.cpp runs these functions for a T4, an
-// RTX 4090, an A100, an RTX 3090 (compute capability 8.6), an H100 and an H200, and checks that the H100 and
-// H200 get exactly the grids recorded in the committed results.
+// RTX 3090 (compute capability 8.6), an RTX 4090, an A100, an H100 and an H200, and
+// checks that the H100 and H200 get exactly the grids recorded in the committed results.
 #pragma once
 
 #include <algorithm>
