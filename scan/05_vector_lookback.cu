@@ -49,8 +49,8 @@ __global__ void __launch_bounds__(kBlock) vector_lookback_scan(const T* in, T* o
   auto* descriptors = reinterpret_cast<unsigned long long*>(scratch + kDescriptorsOffset);
   const TileTicket t = begin_tile(header);
   // Vector j of this thread's row r: the segment's rows are 32 vectors wide.
-  const std::size_t first_vec = static_cast<std::size_t>(t.tile) * kTileVectors +
-                                (threadIdx.x / 32) * (Tile<T>::kSegment / 4) + threadIdx.x % 32;
+  const std::size_t first_vec =
+      static_cast<std::size_t>(t.tile) * kTileVectors + (threadIdx.x / 32) * (Tile<T>::kSegment / 4) + threadIdx.x % 32;
   const auto* vectors = reinterpret_cast<const Vec4<T>*>(reinterpret_cast<std::uintptr_t>(in) - 4 * shift);
   Tile<T> tile;
 #pragma unroll
@@ -115,10 +115,11 @@ void launch(const ScanArgs& a) {
   dispatch(a.type, a.kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
     constexpr bool kInclusive = decltype(tag)::inclusive;
-    auto kernel = vector_stores ? vector_lookback_scan<T, kInclusive, true> : vector_lookback_scan<T, kInclusive, false>;
+    auto kernel =
+        vector_stores ? vector_lookback_scan<T, kInclusive, true> : vector_lookback_scan<T, kInclusive, false>;
     kernel<<<static_cast<unsigned>(tiles), kBlock, 0, a.stream>>>(static_cast<const T*>(a.in), static_cast<T*>(a.out),
-                                                                   a.n, shift, static_cast<unsigned char*>(a.scratch),
-                                                                   capacity);
+                                                                  a.n, shift, static_cast<unsigned char*>(a.scratch),
+                                                                  capacity);
     CUDA_CHECK_LAUNCH();
   });
 }

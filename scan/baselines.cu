@@ -18,16 +18,18 @@ template <bool kInclusive, typename T>
 void cub_scan(void* temp, std::size_t& bytes, const T* in, T* out, std::size_t n, cudaStream_t stream) {
   // 32-bit counts (the runner's n is at most 2^31): CUB's 64-bit offsets spill registers.
   const auto count = static_cast<std::uint32_t>(n);
-  if constexpr (kInclusive) CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, in, out, count, stream));
-  else CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, count, stream));
+  if constexpr (kInclusive)
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, in, out, count, stream));
+  else
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, count, stream));
 }
 
 template <bool kInclusive>
 ScanPlan cub_plan(std::size_t n, ValueType type, const common::DeviceInfo&) {
   ScanPlan p;
   if (type == ValueType::i32)
-    cub_scan<kInclusive>(nullptr, p.scratch_bytes, static_cast<const unsigned*>(nullptr), static_cast<unsigned*>(nullptr),
-                         n, nullptr);
+    cub_scan<kInclusive>(nullptr, p.scratch_bytes, static_cast<const unsigned*>(nullptr),
+                         static_cast<unsigned*>(nullptr), n, nullptr);
   else
     cub_scan<kInclusive>(nullptr, p.scratch_bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), n,
                          nullptr);

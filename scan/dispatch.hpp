@@ -16,11 +16,15 @@ template <typename F>
 void dispatch(ValueType type, ScanKind kind, F&& f) {
   const bool inclusive = kind == ScanKind::inclusive;
   if (type == ValueType::i32) {
-    if (inclusive) f(Tag<unsigned, true>{});
-    else f(Tag<unsigned, false>{});
+    if (inclusive)
+      f(Tag<unsigned, true>{});
+    else
+      f(Tag<unsigned, false>{});
   } else {
-    if (inclusive) f(Tag<float, true>{});
-    else f(Tag<float, false>{});
+    if (inclusive)
+      f(Tag<float, true>{});
+    else
+      f(Tag<float, false>{});
   }
 }
 

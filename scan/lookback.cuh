@@ -56,8 +56,10 @@ __device__ __forceinline__ unsigned value_bits(unsigned v) { return v; }
 __device__ __forceinline__ unsigned value_bits(float v) { return __float_as_uint(v); }
 template <typename T>
 __device__ __forceinline__ T from_bits(unsigned b) {
-  if constexpr (std::is_same_v<T, float>) return __uint_as_float(b);
-  else return b;
+  if constexpr (std::is_same_v<T, float>)
+    return __uint_as_float(b);
+  else
+    return b;
 }
 
 template <typename T>
@@ -108,7 +110,7 @@ __device__ __forceinline__ T tile_exclusive_prefix(unsigned long long* descripto
   T prefix = T(0);
   long long nearest = static_cast<long long>(t.tile) - 1;  // the window is nearest-31 .. nearest
   for (;;) {
-    const long long mine = nearest - (31 - lane);  // lane 31 reads the nearest predecessor
+    const long long mine = nearest - (31 - lane);       // lane 31 reads the nearest predecessor
     unsigned status = mine >= 0 ? kStatusX : kStatusP;  // before tile 0: an empty prefix
     unsigned long long word = 0;
     do {

@@ -203,11 +203,12 @@ int run(const Options& opt) {
   }
 
   const bool many = opt.sizes.size() > 1;
-  std::cout << common::device_banner("GPU scan stages", device, {common::l2_detail(device), common::peak_detail(device)})
+  std::cout << common::device_banner("GPU scan stages", device,
+                                     {common::l2_detail(device), common::peak_detail(device)})
             << "\n"
             << type_name(opt.type) << " " << kind_name(opt.kind) << " sums of "
-            << (many ? std::to_string(opt.sizes.size()) + " sizes" : "n = " + common::format_count(n_max))
-            << " (seed " << opt.seed << "), median of up to " << opt.timing.reps << " repetitions per row, L2 "
+            << (many ? std::to_string(opt.sizes.size()) + " sizes" : "n = " + common::format_count(n_max)) << " (seed "
+            << opt.seed << "), median of up to " << opt.timing.reps << " repetitions per row, L2 "
             << common::l2_state(opt.warm_l2, common::FlushMode::read, false) << "\n\n";
   common::TablePrinter table(std::cout, columns(many));
   table.header();
@@ -253,14 +254,16 @@ int run(const Options& opt) {
   meta.push_back({"inputs", opt.type == ValueType::i32 ? "whole 32-bit words from the seed (sums wrap)"
                                                        : "uniform in [0, 1) from the seed"});
   meta.push_back({"bytes_counted", "8 per element (4 read, 4 written)"});
-  common::add_timing_metadata(meta, opt.timing, opt.warm_l2, "CUDA events around the launcher, median of the repetitions");
+  common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                              "CUDA events around the launcher, median of the repetitions");
   return common::finish_run(opt.csv, opt.json, meta, records, all_ok);
 }
 
 // --n: one size or several, comma-separated, each in the project's number forms.
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   std::vector<std::uint64_t> sizes;
-  for (const std::string& item : common::split_list(text)) sizes.push_back(common::parse_count(item, "--n", 4, 1, kMaxN));
+  for (const std::string& item : common::split_list(text))
+    sizes.push_back(common::parse_count(item, "--n", 4, 1, kMaxN));
   if (sizes.empty()) throw common::UsageError("--n '" + text + "' gives no size.");
   return sizes;
 }
@@ -278,10 +281,12 @@ int scan_main(int argc, const char* const* argv) {
               "elements to scan (default 2^24): one size or several, comma-separated; 16777216, 2^24, 16M or 64MiB; at "
               "most 2^31",
               [&](const std::string& v) { opt.sizes = parse_sizes(v); });
-  args.option("--sweep", "LO:HI[:F]", "every size from LO to HI, multiplying by F (default 2)", [&](const std::string& v) {
-    opt.sizes = common::parse_sweep(v);
-    if (opt.sizes.back() > kMaxN) throw common::UsageError("--sweep goes past 2^31 elements, the largest scan here.");
-  });
+  args.option("--sweep", "LO:HI[:F]", "every size from LO to HI, multiplying by F (default 2)",
+              [&](const std::string& v) {
+                opt.sizes = common::parse_sweep(v);
+                if (opt.sizes.back() > kMaxN)
+                  throw common::UsageError("--sweep goes past 2^31 elements, the largest scan here.");
+              });
   args.option("--stages", "LIST",
               "rows to run: numbers (5, 05), ids, ranges (1-5), cub_inclusive, cub_exclusive, copy, all, stages, "
               "baselines (default all)",
@@ -294,7 +299,8 @@ int scan_main(int argc, const char* const* argv) {
     opt.type = v == "int" ? ValueType::i32 : ValueType::f32;
   });
   args.option("--kind", "K", "inclusive (the default) or exclusive", [&](const std::string& v) {
-    if (v != "inclusive" && v != "exclusive") throw common::UsageError("--kind '" + v + "': write inclusive or exclusive.");
+    if (v != "inclusive" && v != "exclusive")
+      throw common::UsageError("--kind '" + v + "': write inclusive or exclusive.");
     opt.kind = v == "inclusive" ? ScanKind::inclusive : ScanKind::exclusive;
   });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
@@ -318,9 +324,8 @@ int scan_main(int argc, const char* const* argv) {
     for (const std::string& item : common::split_list(stages_spec)) {
       const ScanStage* s = find_stage(item);
       if (s != nullptr && !computes(*s, opt.kind))
-        throw common::UsageError(std::string(s->id) + " computes " +
-                                 kind_name(static_cast<ScanKind>(s->only_kind)) + " sums only, and --kind is " +
-                                 kind_name(opt.kind) + ": drop it or change --kind.");
+        throw common::UsageError(std::string(s->id) + " computes " + kind_name(static_cast<ScanKind>(s->only_kind)) +
+                                 " sums only, and --kind is " + kind_name(opt.kind) + ": drop it or change --kind.");
     }
     opt.selected.erase(std::remove_if(opt.selected.begin(), opt.selected.end(),
                                       [&](const ScanStage* s) { return !computes(*s, opt.kind); }),

@@ -22,9 +22,10 @@ const char* kind_name(ScanKind k) { return k == ScanKind::inclusive ? "inclusive
 
 const std::vector<ScanStage>& registry() {
   static const std::vector<ScanStage> stages = {
-      describe_block_scan(),         describe_padded_block_scan(), describe_reduce_then_scan(),
-      describe_decoupled_lookback(), describe_vector_lookback(),   describe_cub_inclusive(),
-      describe_cub_exclusive(),      describe_copy(),
+      describe_block_scan(),       describe_padded_block_scan(),
+      describe_reduce_then_scan(), describe_decoupled_lookback(),
+      describe_vector_lookback(),  describe_cub_inclusive(),
+      describe_cub_exclusive(),    describe_copy(),
   };
   return stages;
 }
@@ -95,9 +96,8 @@ void require_scratch(const ScanArgs& a, std::size_t bytes, const char* stage) {
 
 void launch(const ScanStage& s, const ScanArgs& a) {
   if (!computes(s, a.kind))
-    throw std::invalid_argument(std::string(s.id) + " computes " +
-                                kind_name(static_cast<ScanKind>(s.only_kind)) + " sums only, not " +
-                                kind_name(a.kind) + " ones.");
+    throw std::invalid_argument(std::string(s.id) + " computes " + kind_name(static_cast<ScanKind>(s.only_kind)) +
+                                " sums only, not " + kind_name(a.kind) + " ones.");
   if (a.in == a.out && !s.in_place)
     throw std::invalid_argument(std::string(s.id) + " does not scan in place: give it an output apart from its input.");
   const auto* in = static_cast<const char*>(a.in);

@@ -46,16 +46,24 @@ class Case {
  public:
   Case(const scan::ScanStage& s, scan::ValueType type, scan::ScanKind kind, std::size_t n, std::size_t in_at = kGuard,
        std::size_t out_at = kGuard, bool in_place = false)
-      : s_(s), type_(type), kind_(kind), n_(n), in_at_(in_at), out_at_(in_place ? in_at : out_at), in_place_(in_place),
-        in_(n + 2 * kGuard), out_(n + 2 * kGuard) {
+      : s_(s),
+        type_(type),
+        kind_(kind),
+        n_(n),
+        in_at_(in_at),
+        out_at_(in_place ? in_at : out_at),
+        in_place_(in_place),
+        in_(n + 2 * kGuard),
+        out_(n + 2 * kGuard) {
     plan_ = s.plan(n, type, gpu_test::device());
     scratch_ = common::DeviceBuffer<unsigned char>(plan_.scratch_bytes);
     if (scratch_.bytes() > 0) CUDA_CHECK(cudaMemset(scratch_.get(), 0, scratch_.bytes()));
     ints_ = scan::make_int_input(n, 7 + n);
     floats_ = scan::make_float_input(n, 7 + n);
     host_in_.assign(n + 2 * kGuard, scan::kPoisonBits);
-    std::memcpy(host_in_.data() + in_at_, type == scan::ValueType::i32 ? static_cast<const void*>(ints_.data())
-                                                                       : static_cast<const void*>(floats_.data()),
+    std::memcpy(host_in_.data() + in_at_,
+                type == scan::ValueType::i32 ? static_cast<const void*>(ints_.data())
+                                             : static_cast<const void*>(floats_.data()),
                 4 * n);
   }
 
@@ -179,7 +187,8 @@ TEST_CASE("misaligned inputs and outputs, each offset by 0 to 3 elements", "[sca
       for (std::size_t in_at = 0; in_at < 4; ++in_at)
         for (std::size_t out_at = 0; out_at < 4; ++out_at)
           for (const scan::ValueType type : kTypes) {
-            const scan::ScanKind kind = type == scan::ValueType::i32 ? scan::ScanKind::inclusive : scan::ScanKind::exclusive;
+            const scan::ScanKind kind =
+                type == scan::ValueType::i32 ? scan::ScanKind::inclusive : scan::ScanKind::exclusive;
             INFO(scan::stage_key(*s) << " n = " << n << " input at +" << in_at << " output at +" << out_at);
             const scan::ScanVerdict v = Case(*s, type, kind, n, kGuard - 4 + in_at, kGuard - 4 + out_at).run();
             INFO(v.detail);
@@ -261,8 +270,9 @@ TEST_CASE("1,000 launches in a row of varied n on one scratch", "[scan][lookback
       scan::launch(*s, a);
       CUDA_CHECK(cudaMemcpyAsync(back.data(), out.get(), 4 * n, cudaMemcpyDeviceToHost, gpu_test::stream()));
       CUDA_CHECK(cudaStreamSynchronize(gpu_test::stream()));
-      const scan::ScanVerdict v = scan::check_int_scan({input.begin(), input.begin() + static_cast<std::ptrdiff_t>(n)},
-                                                       {back.begin(), back.begin() + static_cast<std::ptrdiff_t>(n)}, kind);
+      const scan::ScanVerdict v =
+          scan::check_int_scan({input.begin(), input.begin() + static_cast<std::ptrdiff_t>(n)},
+                               {back.begin(), back.begin() + static_cast<std::ptrdiff_t>(n)}, kind);
       if (!v.ok) {
         ++failures;
         FAIL_CHECK(scan::stage_key(*s) << " launch " << i << " n = " << n << ": " << v.detail);
@@ -334,8 +344,8 @@ TEST_CASE("descriptors of the previous launch are ignored, and the epoch wraps o
 TEST_CASE("the runner verifies and times every row and writes its CSV", "[scan][runner]") {
   const std::string csv = (std::filesystem::temp_directory_path() / "scan_runner_test.csv").string();
   std::remove(csv.c_str());
-  const char* argv[] = {"scan", "--n", "100003,4096", "--type", "float", "--kind", "exclusive",
-                        "--reps", "3", "--budget-ms", "50", "--csv", csv.c_str()};
+  const char* argv[] = {"scan",   "--n", "100003,4096", "--type", "float", "--kind",   "exclusive",
+                        "--reps", "3",   "--budget-ms", "50",     "--csv", csv.c_str()};
   REQUIRE(scan::scan_main(static_cast<int>(std::size(argv)), argv) == 0);
   std::ifstream f(csv);
   std::stringstream text;

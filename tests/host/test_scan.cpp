@@ -66,7 +66,7 @@ TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
   a.kind = scan::ScanKind::exclusive;
   CHECK_THROWS_AS(scan::launch(stage("cub_inclusive"), a), std::invalid_argument);
   a.kind = scan::ScanKind::inclusive;
-  a.out = a.in;
+  a.out = host.data();
   CHECK_THROWS_AS(scan::launch(stage("cub_inclusive"), a), std::invalid_argument);
   // An output that overlaps the input without being it, for every row.
   a.out = host.data() + 1;
@@ -76,7 +76,8 @@ TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
   a.n = 100000;
   a.scratch = nullptr;
   a.scratch_bytes = 0;
-  for (const char* key : {"01", "02", "03", "04", "05"}) CHECK_THROWS_AS(scan::launch(stage(key), a), std::invalid_argument);
+  for (const char* key : {"01", "02", "03", "04", "05"})
+    CHECK_THROWS_AS(scan::launch(stage(key), a), std::invalid_argument);
 }
 
 TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as the orders do", "[scan]") {
@@ -119,7 +120,8 @@ TEST_CASE("int scan check: exact, wrapping, each kind, the first wrong output na
     std::vector<unsigned> out = int_scan(in, kind);
     CHECK(scan::check_int_scan(in, out, kind).ok);
     // The other kind's answer is wrong at output 0 already.
-    const scan::ScanKind other = kind == scan::ScanKind::inclusive ? scan::ScanKind::exclusive : scan::ScanKind::inclusive;
+    const scan::ScanKind other =
+        kind == scan::ScanKind::inclusive ? scan::ScanKind::exclusive : scan::ScanKind::inclusive;
     CHECK_FALSE(scan::check_int_scan(in, out, other).ok);
     out[77777] += 1;
     out[88888] = scan::kPoisonBits;
@@ -141,7 +143,8 @@ TEST_CASE("int scan check: exact, wrapping, each kind, the first wrong output na
 TEST_CASE("float error bound: gamma(depth) and the reference's own, per output", "[scan]") {
   // (gamma(d) + gamma_double(n)) A, with gamma(d) = d u / (1 - d u), u = 2^-24.
   const double u = std::ldexp(1.0, -24);
-  CHECK(scan::float_bound(10, 2.0, 1) == Approx((10 * u / (1 - 10 * u) + std::ldexp(1.0, -53) / (1 - std::ldexp(1.0, -53))) * 2.0));
+  CHECK(scan::float_bound(10, 2.0, 1) ==
+        Approx((10 * u / (1 - 10 * u) + std::ldexp(1.0, -53) / (1 - std::ldexp(1.0, -53))) * 2.0));
   CHECK(scan::float_bound(0, 5.0, 1000) == Approx(common::gamma_double(1000) * 5.0));
   CHECK(std::isinf(scan::float_bound(std::size_t{1} << 24, 1.0, 10)));
   scan::DepthModel d{5, 3, 100};
