@@ -50,8 +50,7 @@ double float_bound(std::size_t depth, double abs_prefix, std::size_t n) {
   return (g + common::gamma_double(n)) * abs_prefix;
 }
 
-ScanVerdict check_int_scan(const std::vector<unsigned>& in, const std::vector<unsigned>& out, ScanKind kind) {
-  const std::size_t n = in.size();
+ScanVerdict check_int_scan(const unsigned* in, const unsigned* out, std::size_t n, ScanKind kind) {
   std::vector<unsigned> before(kChunks, 0);  // each chunk's total, then the sum of the chunks before it
   over_chunks(n, [&](std::size_t c, std::size_t b, std::size_t e) {
     unsigned s = 0;
@@ -81,9 +80,7 @@ ScanVerdict check_int_scan(const std::vector<unsigned>& in, const std::vector<un
   return v;
 }
 
-ScanVerdict check_float_scan(const std::vector<float>& in, const std::vector<float>& out, ScanKind kind,
-                             const DepthModel& depth) {
-  const std::size_t n = in.size();
+ScanVerdict check_float_scan(const float* in, const float* out, std::size_t n, ScanKind kind, const DepthModel& depth) {
   std::vector<double> before(kChunks, 0.0);
   std::vector<double> abs_before(kChunks, 0.0);
   over_chunks(n, [&](std::size_t c, std::size_t b, std::size_t e) {
@@ -155,12 +152,12 @@ ScanVerdict check_float_scan(const std::vector<float>& in, const std::vector<flo
   return v;
 }
 
-ScanVerdict check_copy(const std::vector<unsigned>& in, const std::vector<unsigned>& out) {
-  const auto it = std::mismatch(in.begin(), in.end(), out.begin());
+ScanVerdict check_copy(const unsigned* in, const unsigned* out, std::size_t n) {
+  const auto it = std::mismatch(in, in + n, out);
   ScanVerdict v;
-  v.ok = it.first == in.end();
-  v.detail = v.ok ? "all " + size_text(in.size()) + " copied"
-                  : "output " + std::to_string(it.first - in.begin()) + " differs from the input";
+  v.ok = it.first == in + n;
+  v.detail =
+      v.ok ? "all " + size_text(n) + " copied" : "output " + std::to_string(it.first - in) + " differs from the input";
   return v;
 }
 

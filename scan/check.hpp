@@ -38,11 +38,11 @@ struct ScanVerdict {
 // The allowed |y_i - r_i| for depth d_i, A_i and n (above); infinity when d_i u >= 1.
 double float_bound(std::size_t depth, double abs_prefix, std::size_t n);
 
-ScanVerdict check_int_scan(const std::vector<unsigned>& in, const std::vector<unsigned>& out, ScanKind kind);
-ScanVerdict check_float_scan(const std::vector<float>& in, const std::vector<float>& out, ScanKind kind,
-                             const DepthModel& depth);
+// The n outputs `out` of a scan of the n values `in` (host memory).
+ScanVerdict check_int_scan(const unsigned* in, const unsigned* out, std::size_t n, ScanKind kind);
+ScanVerdict check_float_scan(const float* in, const float* out, std::size_t n, ScanKind kind, const DepthModel& depth);
 // The copy row: out is in, bit for bit.
-ScanVerdict check_copy(const std::vector<unsigned>& in, const std::vector<unsigned>& out);
+ScanVerdict check_copy(const unsigned* in, const unsigned* out, std::size_t n);
 
 // The runner's inputs. int: whole 32-bit words from the seed (their sums wrap many
 // times); float: common/inputs.hpp's uniform pattern in [0, 1).

@@ -114,12 +114,10 @@ class Case {
       bad.detail = "the input was changed";
       return bad;
     }
-    const std::vector<unsigned> out(result.begin() + static_cast<std::ptrdiff_t>(out_at_),
-                                    result.begin() + static_cast<std::ptrdiff_t>(out_at_ + n_));
-    if (type_ == scan::ValueType::i32) return scan::check_int_scan(ints_, out, kind_);
+    if (type_ == scan::ValueType::i32) return scan::check_int_scan(ints_.data(), result.data() + out_at_, n_, kind_);
     std::vector<float> y(n_);
-    std::memcpy(y.data(), out.data(), 4 * n_);
-    return scan::check_float_scan(floats_, y, kind_, plan_.depth);
+    std::memcpy(y.data(), result.data() + out_at_, 4 * n_);
+    return scan::check_float_scan(floats_.data(), y.data(), n_, kind_, plan_.depth);
   }
 
   scan::ScanVerdict run(cudaStream_t stream = gpu_test::stream()) {
@@ -270,9 +268,7 @@ TEST_CASE("1,000 launches in a row of varied n on one scratch", "[scan][lookback
       scan::launch(*s, a);
       CUDA_CHECK(cudaMemcpyAsync(back.data(), out.get(), 4 * n, cudaMemcpyDeviceToHost, gpu_test::stream()));
       CUDA_CHECK(cudaStreamSynchronize(gpu_test::stream()));
-      const scan::ScanVerdict v =
-          scan::check_int_scan({input.begin(), input.begin() + static_cast<std::ptrdiff_t>(n)},
-                               {back.begin(), back.begin() + static_cast<std::ptrdiff_t>(n)}, kind);
+      const scan::ScanVerdict v = scan::check_int_scan(input.data(), back.data(), n, kind);
       if (!v.ok) {
         ++failures;
         FAIL_CHECK(scan::stage_key(*s) << " launch " << i << " n = " << n << ": " << v.detail);

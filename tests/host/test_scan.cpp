@@ -118,26 +118,29 @@ TEST_CASE("int scan check: exact, wrapping, each kind, the first wrong output na
   in[1] = 0x80000000u;  // INT32_MIN: the running sum wraps
   for (const scan::ScanKind kind : {scan::ScanKind::inclusive, scan::ScanKind::exclusive}) {
     std::vector<unsigned> out = int_scan(in, kind);
-    CHECK(scan::check_int_scan(in, out, kind).ok);
+    CHECK(scan::check_int_scan(in.data(), out.data(), in.size(), kind).ok);
     // The other kind's answer is wrong at output 0 already.
     const scan::ScanKind other =
         kind == scan::ScanKind::inclusive ? scan::ScanKind::exclusive : scan::ScanKind::inclusive;
-    CHECK_FALSE(scan::check_int_scan(in, out, other).ok);
+    CHECK_FALSE(scan::check_int_scan(in.data(), out.data(), in.size(), other).ok);
     out[77777] += 1;
     out[88888] = scan::kPoisonBits;
-    const scan::ScanVerdict v = scan::check_int_scan(in, out, kind);
+    const scan::ScanVerdict v = scan::check_int_scan(in.data(), out.data(), in.size(), kind);
     CHECK_FALSE(v.ok);
     CHECK(v.detail.find("output 77777") != std::string::npos);
     out[77777] -= 1;
-    const scan::ScanVerdict p = scan::check_int_scan(in, out, kind);
+    const scan::ScanVerdict p = scan::check_int_scan(in.data(), out.data(), in.size(), kind);
     CHECK(p.detail.find("output 88888") != std::string::npos);
     CHECK(p.detail.find("poison") != std::string::npos);
   }
   const std::vector<unsigned> one = {42};
-  CHECK(scan::check_int_scan(one, {42}, scan::ScanKind::inclusive).ok);
-  CHECK(scan::check_int_scan(one, {0}, scan::ScanKind::exclusive).ok);
-  CHECK(scan::check_copy(one, {42}).ok);
-  CHECK_FALSE(scan::check_copy(one, {43}).ok);
+  const unsigned y42 = 42;
+  const unsigned y0 = 0;
+  const unsigned y43 = 43;
+  CHECK(scan::check_int_scan(one.data(), &y42, 1, scan::ScanKind::inclusive).ok);
+  CHECK(scan::check_int_scan(one.data(), &y0, 1, scan::ScanKind::exclusive).ok);
+  CHECK(scan::check_copy(one.data(), &y42, 1).ok);
+  CHECK_FALSE(scan::check_copy(one.data(), &y43, 1).ok);
 }
 
 TEST_CASE("float error bound: gamma(depth) and the reference's own, per output", "[scan]") {
@@ -172,7 +175,7 @@ TEST_CASE("float scan check: within the bound passes, past it fails, poison and 
       a += std::fabs(in[i]);
       abs_prefix[i] = a;
     }
-    const scan::ScanVerdict ok = scan::check_float_scan(in, out, kind, depth);
+    const scan::ScanVerdict ok = scan::check_float_scan(in.data(), out.data(), in.size(), kind, depth);
     CHECK(ok.ok);
     CHECK(ok.max_error_ratio < 1.0);
     // Output 30000 moved to 0.9 and then to 1.1 of its bound (a float near it).
@@ -181,25 +184,26 @@ TEST_CASE("float scan check: within the bound passes, past it fails, poison and 
     std::vector<float> near = out;
     near[i] = static_cast<float>(exact[i] + 0.9 * bound);
     REQUIRE(std::fabs(static_cast<double>(near[i]) - exact[i]) <= bound);
-    CHECK(scan::check_float_scan(in, near, kind, depth).ok);
+    CHECK(scan::check_float_scan(in.data(), near.data(), in.size(), kind, depth).ok);
     near[i] = static_cast<float>(exact[i] + 1.1 * bound);
     REQUIRE(std::fabs(static_cast<double>(near[i]) - exact[i]) > bound);
-    const scan::ScanVerdict far = scan::check_float_scan(in, near, kind, depth);
+    const scan::ScanVerdict far = scan::check_float_scan(in.data(), near.data(), in.size(), kind, depth);
     CHECK_FALSE(far.ok);
     CHECK(far.detail.find("output 30000") != std::string::npos);
     std::vector<float> bad = out;
     bad[12] = std::numeric_limits<float>::quiet_NaN();
-    CHECK_FALSE(scan::check_float_scan(in, bad, kind, depth).ok);
+    CHECK_FALSE(scan::check_float_scan(in.data(), bad.data(), in.size(), kind, depth).ok);
     bad = out;
     std::memcpy(&bad[40000], &scan::kPoisonBits, 4);
-    const scan::ScanVerdict p = scan::check_float_scan(in, bad, kind, depth);
+    const scan::ScanVerdict p = scan::check_float_scan(in.data(), bad.data(), in.size(), kind, depth);
     CHECK_FALSE(p.ok);
     CHECK(p.detail.find("poison") != std::string::npos);
   }
   // Past the bound's reach (depth u >= 1) an output is only required to be finite.
   const scan::DepthModel huge{std::size_t{1} << 25, 0, 1};
   std::vector<float> wrong(n, 1.0f);
-  const scan::ScanVerdict v = scan::check_float_scan(in, wrong, scan::ScanKind::inclusive, huge);
+  const scan::ScanVerdict v =
+      scan::check_float_scan(in.data(), wrong.data(), in.size(), scan::ScanKind::inclusive, huge);
   CHECK(v.ok);
   CHECK(v.unbounded == n);
 }
