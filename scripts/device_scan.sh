@@ -68,7 +68,7 @@ step "tests"
 {
   for t in scan_host_tests scan_gpu_tests; do
     echo "--- $t"
-    timeout 600 "$BUILD_DIR/tests/$t" 2>&1 | tail -6
+    timeout 600 "$BUILD_DIR/tests/$t" 2>&1 | tail -60
     rc=${PIPESTATUS[0]}
     # 77 means no GPU was found: on this machine that is a failure, not a skip.
     [ "$rc" -eq 0 ] || echo "FAILED: $t: exit code $rc"
