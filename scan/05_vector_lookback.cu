@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kBlock) vector_lookback_scan(const T* in, T* o
   auto* header = reinterpret_cast<LookbackHeader*>(scratch);
   auto* descriptors = reinterpret_cast<unsigned long long*>(scratch + kDescriptorsOffset);
   const TileTicket t = begin_tile(header);
-  // Vector j of this thread's row r: the segment's rows are 32 vectors wide.
+  // This thread's vector in row 0 of its warp's segment; row r is 32 vectors (128 values) on.
   const std::size_t first_vec =
       static_cast<std::size_t>(t.tile) * kTileVectors + (threadIdx.x / 32) * (Tile<T>::kSegment / 4) + threadIdx.x % 32;
   const auto* vectors = reinterpret_cast<const Vec4<T>*>(reinterpret_cast<std::uintptr_t>(in) - 4 * shift);
