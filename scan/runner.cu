@@ -46,10 +46,13 @@ __global__ void fill_words(unsigned* p, std::size_t n, unsigned word) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) p[i] = word;
 }
 
-// The run's input and output on the device, and the input on the host (for the checks).
+// The run's input and output on the device, and on the host the input and room for the
+// outputs that come back (allocated once, for the largest n, and not initialised).
 struct Buffers {
   std::vector<unsigned> int_in;
   std::vector<float> float_in;
+  std::unique_ptr<unsigned[]> int_out;
+  std::unique_ptr<float[]> float_out;
   common::DeviceBuffer<unsigned> in;
   common::DeviceBuffer<unsigned> out;
 };
@@ -84,9 +87,8 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
   a.stream = stream;
 
   // The outputs come back into host memory of their own type, and are checked there.
-  std::vector<unsigned> ints(opt.type == ValueType::i32 || s.entry == Entry::copy ? n : 0);
-  std::vector<float> floats(ints.empty() ? n : 0);
-  void* host_out = ints.empty() ? static_cast<void*>(floats.data()) : static_cast<void*>(ints.data());
+  void* host_out = opt.type == ValueType::f32 && s.entry != Entry::copy ? static_cast<void*>(b.float_out.get())
+                                                                        : static_cast<void*>(b.int_out.get());
   common::RowMeasure measure(s.id);
   measure.checked([&] {
     fill_words<<<1024, 256, 0, stream>>>(b.out.get(), n, kPoisonBits);
@@ -97,11 +99,11 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
     return 0;
   });
   if (s.entry == Entry::copy)
-    row.verdict = check_copy(b.int_in.data(), ints.data(), n);
+    row.verdict = check_copy(b.int_in.data(), b.int_out.get(), n);
   else if (opt.type == ValueType::i32)
-    row.verdict = check_int_scan(b.int_in.data(), ints.data(), n, opt.kind);
+    row.verdict = check_int_scan(b.int_in.data(), b.int_out.get(), n, opt.kind);
   else
-    row.verdict = check_float_scan(b.float_in.data(), floats.data(), n, opt.kind, row.plan.depth);
+    row.verdict = check_float_scan(b.float_in.data(), b.float_out.get(), n, opt.kind, row.plan.depth);
   if (!row.verdict.ok || opt.run_once) return row;
   row.timing = measure.timed([&] { s.launch(a); }, opt.timing, opt.warm_l2, stream, flusher);
   row.timed = true;
@@ -182,6 +184,8 @@ int run(const Options& opt) {
     b.float_in = make_float_input(n_max, opt.seed);
     std::memcpy(b.int_in.data(), b.float_in.data(), 4 * n_max);
   }
+  b.int_out.reset(new unsigned[n_max]);  // the copy row's, and the int scans'
+  if (opt.type == ValueType::f32) b.float_out.reset(new float[n_max]);
   b.in = common::DeviceBuffer<unsigned>(n_max);
   b.out = common::DeviceBuffer<unsigned>(n_max);
   common::copy_to_device(b.in.get(), b.int_in.data(), 4 * n_max);

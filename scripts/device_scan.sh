@@ -8,7 +8,7 @@
 #      and the copy bound measured in the same run (fewer repetitions at large sizes:
 #      --reps 50 with a budget of 150 ms per row)
 #        -> RESULTS/scan_<type>_<kind>.csv and .txt
-#   4. torch.cumsum, int32 and float32, over the same powers of two
+#   4. torch.cumsum, int32 and float32, over the powers of two up to 2^28
 #      (scripts/time_torch_scan.py; skipped, saying so, without torch)
 #        -> RESULTS/scan_torch.csv and .txt
 #   5. compute-sanitizer memcheck, racecheck and synccheck on every stage at small sizes
@@ -18,8 +18,8 @@
 # OUT/scan_results.tgz. The steps after a failed one still run.
 #   scripts/device_scan.sh
 # Environment: OUT (above), BUILD_DIR (default /tmp/build-scan), SCAN_SIZES (default the
-# sweep's: 2^10 .. 2^30 and 1000, 1000003, 123456789), TORCH_SWEEP (default 2^10:2^30),
-# SANITIZER (default: found as scripts/common.sh finds it), REDUCTION_COMMIT (the commit
+# sweep's: 2^10 .. 2^30 and 1000, 1000003, 10000019), TORCH_SWEEP (default 2^10:2^28; the
+# script checks every output in numpy, which is slow at 2^30), SANITIZER (default: found as scripts/common.sh finds it), REDUCTION_COMMIT (the commit
 # recorded when the tree has no .git).
 # Exit codes: 0 every step passed; 1 a step failed; 2 a bad argument or value of the
 # environment (one sentence, nothing written); 3 no GPU (checked before anything is
@@ -36,9 +36,9 @@ PRESET="" check_build_env "$program"
 [ -z "${OUT:-}" ] || check_output_dir "$program" OUT "$OUT"
 powers=""
 for k in $(seq 10 30); do powers+="2^$k,"; done
-SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,123456789}
+SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,10000019}
 [[ $SCAN_SIZES =~ ^[0-9^KMG,]+$ ]] || refuse "$program" "SCAN_SIZES '$SCAN_SIZES' is not a comma-separated list of sizes."
-[[ ${TORCH_SWEEP:-2^10:2^30} =~ ^[0-9^KMG]+:[0-9^KMG]+(:[0-9]+)?$ ]] ||
+[[ ${TORCH_SWEEP:-2^10:2^28} =~ ^[0-9^KMG]+:[0-9^KMG]+(:[0-9]+)?$ ]] ||
   refuse "$program" "TORCH_SWEEP '${TORCH_SWEEP:-}' is not a sweep such as 2^10:2^30."
 detect_gpu "$program"
 # shellcheck disable=SC2154  # gpu: set by detect_gpu
@@ -92,7 +92,7 @@ done
 
 step "torch.cumsum"
 if python3 -c "import torch, numpy" 2>/dev/null; then
-  timeout 600 python3 scripts/time_torch_scan.py --sweep "${TORCH_SWEEP:-2^10:2^30}" --reps 50 --budget-ms 150 \
+  timeout 600 python3 scripts/time_torch_scan.py --sweep "${TORCH_SWEEP:-2^10:2^28}" --reps 50 --budget-ms 150 \
     --csv "$RESULTS/scan_torch.csv" 2>&1 | tee_atomic "$RESULTS/scan_torch.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "time_torch_scan.py"
   written+=("$RESULTS/scan_torch.csv" "$RESULTS/scan_torch.txt")
