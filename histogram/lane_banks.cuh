@@ -22,16 +22,21 @@ struct LaneBanks {
   static constexpr unsigned kWords = V::kCount * kCopies;
 
   unsigned* local;  // kWords words of shared memory
-  unsigned* mine;   // this lane's copy
+  unsigned mine;    // this lane's copy as a shared-memory address: bin b is at mine + b * kCopies * 4
 
-  __device__ explicit LaneBanks(unsigned* shared) : local(shared), mine(shared + threadIdx.x % 32 % kCopies) {}
+  __device__ explicit LaneBanks(unsigned* shared) : local(shared) {
+    mine = static_cast<unsigned>(__cvta_generic_to_shared(shared + threadIdx.x % 32 % kCopies));
+    asm("" : "+r"(mine));  // keep the lane's base as one register: one IMAD per value (bin x stride + base)
+  }
 
   // Every thread of the block, then a __syncthreads() before counting.
   __device__ void zero(unsigned block) {
     for (unsigned i = threadIdx.x; i < kWords; i += block) local[i] = 0;
   }
 
-  __device__ void count(unsigned bin) { atomicAdd(&mine[bin * kCopies], 1u); }
+  __device__ void count(unsigned bin) {
+    atomicAdd(static_cast<unsigned*>(__cvta_shared_to_generic(mine + bin * (kCopies * 4))), 1u);
+  }
 
   // Bin b summed over the copies, after a __syncthreads(). Lane l starts at copy l, so
   // the 32 lanes of a warp (32 consecutive bins) read 32 different banks at each step.
