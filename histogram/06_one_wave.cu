@@ -76,8 +76,8 @@ template <class V>
 void launch_as(const HistArgs& a) {
   unsigned* ticket = static_cast<unsigned*>(a.scratch);
   unsigned* accumulator = reinterpret_cast<unsigned*>(static_cast<char*>(a.scratch) + kAccumulatorOffset);
-  one_wave<V><<<a.grid, kBlock, 0, a.stream>>>(static_cast<const typename V::T*>(a.in), a.n, a.hist, ticket,
-                                                accumulator);
+  one_wave<V>
+      <<<a.grid, kBlock, 0, a.stream>>>(static_cast<const typename V::T*>(a.in), a.n, a.hist, ticket, accumulator);
   CUDA_CHECK_LAUNCH();
 }
 

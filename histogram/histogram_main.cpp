@@ -1,5 +1,3 @@
-namespace histogram {
-int histogram_main(int argc, const char* const* argv);
-}
+#include "registry.hpp"
 
 int main(int argc, char** argv) { return histogram::histogram_main(argc, argv); }

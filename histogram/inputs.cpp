@@ -31,7 +31,8 @@ std::vector<Input> parse_inputs(const std::string& text) {
     const auto& all = all_inputs();
     const auto it = std::find_if(all.begin(), all.end(), [&](Input i) { return input_name(i) == item; });
     if (it == all.end())
-      throw common::UsageError("--input '" + item + "' is not an input: write uniform, skewed or one (or a "
+      throw common::UsageError("--input '" + item +
+                               "' is not an input: write uniform, skewed or one (or a "
                                "comma-separated list of them).");
     if (std::find(chosen.begin(), chosen.end(), *it) == chosen.end()) chosen.push_back(*it);
   }
@@ -42,7 +43,8 @@ std::vector<Input> parse_inputs(const std::string& text) {
 Bins parse_bins(const std::string& text) {
   if (text == "256") return Bins::b256;
   if (text == "4096") return Bins::b4096;
-  throw common::UsageError("--bins '" + text + "' is not a histogram of the ladder: write 256 (bytes) or 4096 "
+  throw common::UsageError("--bins '" + text +
+                           "' is not a histogram of the ladder: write 256 (bytes) or 4096 "
                            "(16-bit values, bin v >> 4).");
 }
 
@@ -116,7 +118,8 @@ PreparedStage::PreparedStage(const Stage& stage, const void* in, std::size_t n, 
 }
 
 std::vector<unsigned> PreparedStage::checked_run() const {
-  return common::poisoned_run(args_.hist, bin_count(args_.bins), kPoison, [this] { launch(); }, args_.stream);
+  return common::poisoned_run(
+      args_.hist, bin_count(args_.bins), kPoison, [this] { launch(); }, args_.stream);
 }
 
 }  // namespace histogram

@@ -26,8 +26,9 @@ std::string registry_listing(const std::vector<const Stage*>& selection);
 
 // ---- inputs and the reference ------------------------------------------------------------
 //   uniform: every value equally likely;
-//   skewed:  floor(2^w u^8) for u uniform in [0, 1) and w the value's bits: half of the
-//            values fall in bin 0, a quarter of the rest in bin 1 or so (Zipf-like);
+//   skewed:  floor(2^w u^8) for u uniform in [0, 1) and w the value's bits: a steep,
+//            Zipf-like fall from bin 0, which holds half of the bytes (u < 2^-1) or 35 %
+//            of the 16-bit values (u < 2^-1.5);
 //   one:     every value in bin 42 (the byte 42; the 16-bit value 42 x 16 + 5).
 enum class Input { uniform, skewed, one };
 const std::vector<Input>& all_inputs();
@@ -67,5 +68,8 @@ class PreparedStage {
   common::DeviceBuffer<unsigned char> scratch_;
   HistArgs args_;
 };
+
+// The runner's main (runner.cpp): parses argv, runs, returns the exit code.
+int histogram_main(int argc, const char* const* argv);
 
 }  // namespace histogram

@@ -61,12 +61,18 @@ Row run_row(const Stage& s, const void* in, std::size_t n, unsigned* hist, const
 }
 
 std::vector<common::Column> table_columns() {
-  return {{"n_text", "n", 9, 0, false},       {"input", "input", 7, 0, true},
-          {"key", "#", 4, 0, true},           {"stage", "stage", 30, 0, true},
-          {"grid", "grid", 6, 0, false},      {"reps", "reps", 5, 0, false},
-          {"median_us", "median-us", 10, 1, false}, {"gbs", "GB/s", 7, 0, false},
-          {"pct_peak", "%peak", 6, 1, false}, {"vs_previous", "vs-prev", 7, 2, false},
-          {"vs_cub", "vs-CUB", 6, 2, false},  {"check", "check", 5, 0, false}};
+  return {{"n_text", "n", 9, 0, false},
+          {"input", "input", 7, 0, true},
+          {"key", "#", 4, 0, true},
+          {"stage", "stage", 30, 0, true},
+          {"grid", "grid", 6, 0, false},
+          {"reps", "reps", 5, 0, false},
+          {"median_us", "median-us", 10, 1, false},
+          {"gbs", "GB/s", 7, 0, false},
+          {"pct_peak", "%peak", 6, 1, false},
+          {"vs_previous", "vs-prev", 7, 2, false},
+          {"vs_cub", "vs-CUB", 6, 2, false},
+          {"check", "check", 5, 0, false}};
 }
 
 int run(const Options& opt) {
@@ -100,18 +106,18 @@ int run(const Options& opt) {
   meta.push_back({"values", opt.bins == Bins::b256 ? "bytes, bin = value" : "16-bit values, bin = value >> 4"});
   meta.push_back({"offset_bytes", std::to_string(opt.offset)});
   meta.push_back({"seed", std::to_string(opt.seed)});
-  common::add_timing_metadata(meta, opt.timing, opt.warm_l2, "CUDA events around the launcher, median of the repetitions",
-                              true, &opt.flush);
+  common::add_timing_metadata(meta, opt.timing, opt.warm_l2,
+                              "CUDA events around the launcher, median of the repetitions", true, &opt.flush);
   meta.push_back({"bytes_counted", "n x value size (the input read once)"});
 
   if (!opt.run_once) {
     std::cout << common::device_banner("Histogram stages", device,
                                        {common::l2_detail(device), common::peak_detail(device)})
               << "\n"
-              << bin_count(opt.bins) << " bins of "
-              << (opt.bins == Bins::b256 ? "bytes" : "16-bit values (bin v >> 4)") << ", input " << opt.offset
-              << " bytes past a 16-byte boundary, seed " << opt.seed << ", median of up to " << opt.timing.reps
-              << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true) << "\n\n";
+              << bin_count(opt.bins) << " bins of " << (opt.bins == Bins::b256 ? "bytes" : "16-bit values (bin v >> 4)")
+              << ", input " << opt.offset << " bytes past a 16-byte boundary, seed " << opt.seed << ", median of up to "
+              << opt.timing.reps << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true)
+              << "\n\n";
   }
   common::TablePrinter table(std::cout, table_columns());
   if (!opt.run_once) table.header();
@@ -213,31 +219,35 @@ int histogram_main(int argc, const char* const* argv) {
   args.option("--n", "N[,N...]",
               "values to count (default 2^26), or several sizes, comma-separated: 67108864, 2^26, 64M, 1000003",
               [&](const std::string& v) { opt.sizes = parse_sizes(v); });
-  args.option("--sweep", "LO:HI[:F]", "every size from LO to HI, multiplying by F (default 2)", [&](const std::string& v) {
-    sweep = common::parse_sweep(v);
-    if (sweep.back() > kMaxValues)
-      throw common::UsageError("--sweep '" + v + "' goes past " + std::to_string(kMaxValues) +
-                               " values, where a 32-bit count could overflow.");
-  });
+  args.option("--sweep", "LO:HI[:F]", "every size from LO to HI, multiplying by F (default 2)",
+              [&](const std::string& v) {
+                sweep = common::parse_sweep(v);
+                if (sweep.back() > kMaxValues)
+                  throw common::UsageError("--sweep '" + v + "' goes past " + std::to_string(kMaxValues) +
+                                           " values, where a 32-bit count could overflow.");
+              });
   args.option("--stages", "LIST", "stages to run: numbers (5, 05), ids, ranges (3-6), all, stages, baselines",
               [&](const std::string& v) { opt.selected = select_stages(v); });
   args.option("--input", "LIST", "uniform (default), skewed, one, or several, comma-separated",
               [&](const std::string& v) { opt.inputs = parse_inputs(v); });
   args.option("--bins", "B", "256 (bytes, default) or 4096 (16-bit values, bin v >> 4)",
               [&](const std::string& v) { opt.bins = parse_bins(v); });
-  args.option("--offset", "BYTES", "start the input this many bytes past a 16-byte boundary, 0 to 15 (default 0)",
-              [&](const std::string& v) { opt.offset = static_cast<unsigned>(common::parse_int(v, "--offset", 0, 15)); });
+  args.option(
+      "--offset", "BYTES", "start the input this many bytes past a 16-byte boundary, 0 to 15 (default 0)",
+      [&](const std::string& v) { opt.offset = static_cast<unsigned>(common::parse_int(v, "--offset", 0, 15)); });
   common::add_timing_options(args, opt.timing, opt.warm_l2, true);
   common::add_seed_option(args, opt.seed, "inputs");
   common::add_device_option(args, opt.device);
   common::add_output_options(args, opt.csv, opt.json, "every row");
   common::add_flush_option(args, opt.flush);
-  common::add_run_once_option(args, opt.run_once, "one checked launch of each stage and nothing timed (for sanitizers)");
+  common::add_run_once_option(args, opt.run_once,
+                              "one checked launch of each stage and nothing timed (for sanitizers)");
   args.flag("--list", "print the selected stages (key, id, kind, title, source, chapter), tab-separated, and exit",
             &opt.list);
   args.epilog(
       "n counts values: bytes for 256 bins, 16-bit values for 4096 bins; at most 2^32 - 1, so that no 32-bit count "
-      "can overflow. Inputs: uniform values; skewed floor(2^w u^8) (half of the values in bin 0); one (every value in "
+      "can overflow. Inputs: uniform values; skewed floor(2^w u^8) for w-bit values (bin 0 holds half of the bytes); "
+      "one (every value in "
       "bin 42). CUB is always timed too (vs-CUB).\n"
       "Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad usage, 3 no CUDA "
       "device.");

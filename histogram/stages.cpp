@@ -37,8 +37,8 @@ std::string stage_key(const Stage& s) {
 }
 
 const Stage* find_stage(const std::string& key) {
-  const bool numeric =
-      !key.empty() && key.size() <= 3 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool numeric = !key.empty() && key.size() <= 3 &&
+                       std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
   for (const auto& s : registry()) {
     if (numeric && s.kind == Kind::stage && s.number == std::stoi(key)) return &s;
     if (!numeric && key == s.id) return &s;
@@ -70,8 +70,8 @@ std::vector<const Stage*> select_stages(const std::string& spec) {
 std::string registry_listing(const std::vector<const Stage*>& selection) {
   std::ostringstream out;
   for (const Stage* s : selection)
-    out << stage_key(*s) << '\t' << s->id << '\t' << (s->kind == Kind::stage ? "stage" : "baseline") << '\t'
-        << s->title << '\t' << s->source << '\t' << s->chapter << '\n';
+    out << stage_key(*s) << '\t' << s->id << '\t' << (s->kind == Kind::stage ? "stage" : "baseline") << '\t' << s->title
+        << '\t' << s->source << '\t' << s->chapter << '\n';
   return out.str();
 }
 

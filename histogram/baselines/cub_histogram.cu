@@ -14,9 +14,10 @@
 namespace histogram {
 namespace {
 
+// One call of HistogramEven: with temp == nullptr it only sizes the temporary storage.
 template <class T>
-std::size_t temp_bytes(std::size_t n, unsigned bins, void* temp, std::size_t bytes, const T* in, unsigned* hist,
-                       cudaStream_t stream) {
+std::size_t cub_histogram(std::size_t n, unsigned bins, void* temp, std::size_t bytes, const T* in, unsigned* hist,
+                          cudaStream_t stream) {
   const int upper = 1 << (8 * sizeof(T));
   CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp, bytes, in, hist, static_cast<int>(bins) + 1, 0, upper,
                                                  static_cast<std::int64_t>(n), stream));
@@ -25,17 +26,16 @@ std::size_t temp_bytes(std::size_t n, unsigned bins, void* temp, std::size_t byt
 
 Plan plan(std::size_t n, Bins bins, const common::DeviceInfo&) {
   Plan p;
-  p.scratch_bytes = bins == Bins::b256
-                        ? temp_bytes<unsigned char>(n, 256, nullptr, 0, nullptr, nullptr, nullptr)
-                        : temp_bytes<unsigned short>(n, 4096, nullptr, 0, nullptr, nullptr, nullptr);
+  p.scratch_bytes = bins == Bins::b256 ? cub_histogram<unsigned char>(n, 256, nullptr, 0, nullptr, nullptr, nullptr)
+                                       : cub_histogram<unsigned short>(n, 4096, nullptr, 0, nullptr, nullptr, nullptr);
   return p;
 }
 
 void launch(const HistArgs& a) {
   if (a.bins == Bins::b256)
-    temp_bytes(a.n, 256, a.scratch, a.scratch_bytes, static_cast<const unsigned char*>(a.in), a.hist, a.stream);
+    cub_histogram(a.n, 256, a.scratch, a.scratch_bytes, static_cast<const unsigned char*>(a.in), a.hist, a.stream);
   else
-    temp_bytes(a.n, 4096, a.scratch, a.scratch_bytes, static_cast<const unsigned short*>(a.in), a.hist, a.stream);
+    cub_histogram(a.n, 4096, a.scratch, a.scratch_bytes, static_cast<const unsigned short*>(a.in), a.hist, a.stream);
 }
 
 }  // namespace
