@@ -9,7 +9,7 @@
 // looping over the input (grid-stride).
 // The same kernel is the "shared" row of access_patterns/06_histogram.cu.
 // Expect: several times faster than stage 01 on every input.
-// Chapter: chapters/27_histogram.md
+// Chapter: chapters/91_histogram.md
 #include "cuda_check.hpp"
 #include "stage.hpp"
 #include "values.cuh"
@@ -57,7 +57,7 @@ Stage describe_block_shared() {
   s.id = "block_shared";
   s.title = "per-block shared histogram";
   s.source = "histogram/02_block_shared.cu";
-  s.chapter = "chapters/27_histogram.md";
+  s.chapter = "chapters/91_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

@@ -26,16 +26,16 @@ struct LaneBanks {
 
   __device__ explicit LaneBanks(unsigned* shared) : local(shared) {
     mine = static_cast<unsigned>(__cvta_generic_to_shared(shared + threadIdx.x % 32 % kCopies));
-    asm("" : "+r"(mine));  // keep the lane's base as one register: one IMAD per value (bin x stride + base)
+    asm("" : "+r"(mine));  // hides how the base was made: one multiply-add per value, bin x stride + base
+  }
+
+  __device__ void count(unsigned bin) {
+    atomicAdd(static_cast<unsigned*>(__cvta_shared_to_generic(mine + bin * (kCopies * 4))), 1u);
   }
 
   // Every thread of the block, then a __syncthreads() before counting.
   __device__ void zero(unsigned block) {
     for (unsigned i = threadIdx.x; i < kWords; i += block) local[i] = 0;
-  }
-
-  __device__ void count(unsigned bin) {
-    atomicAdd(static_cast<unsigned*>(__cvta_shared_to_generic(mine + bin * (kCopies * 4))), 1u);
   }
 
   // Bin b summed over the copies, after a __syncthreads(). Lane l starts at copy l, so
