@@ -12,6 +12,7 @@
 // Chapter: chapters/91_histogram.md
 #include "cuda_check.hpp"
 #include "lane_banks.cuh"
+#include "sm_limits.hpp"
 #include "stage.hpp"
 
 namespace histogram {
@@ -20,7 +21,7 @@ namespace {
 constexpr int kBlock = 512;
 
 template <class V>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     lane_banks(const typename V::T* __restrict__ in, std::size_t n, unsigned* __restrict__ hist) {
   __shared__ unsigned local[LaneBanks<V>::kWords];
   LaneBanks<V> h(local);

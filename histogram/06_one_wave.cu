@@ -10,7 +10,8 @@
 // atomics into an accumulator in scratch (zeroed once, when the stage is prepared);
 // then each takes a ticket, and the block that draws the last one knows that every
 // count is in. It moves the accumulator to the output, leaving it at zero
-// (atomicExch), and resets the ticket, ready for the next launch.
+// (atomicExch), and resets the ticket, ready for the next launch. A grid of one block
+// (an input of at most 8 KiB) writes its counts straight to the output.
 // Memory ordering (as in reduction stage 13): every thread fences after its atomics
 // (__threadfence) before the block's ticket; the last block fences after its ticket
 // before it reads.
@@ -18,6 +19,7 @@
 // Chapter: chapters/91_histogram.md
 #include "cuda_check.hpp"
 #include "lane_banks.cuh"
+#include "sm_limits.hpp"
 #include "stage.hpp"
 
 namespace histogram {
@@ -27,7 +29,7 @@ constexpr int kBlock = 512;
 constexpr std::size_t kAccumulatorOffset = 128;  // the ticket has its own cache line
 
 template <class V>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     one_wave(const typename V::T* __restrict__ in, std::size_t n, unsigned* __restrict__ hist,
              unsigned* __restrict__ ticket, unsigned* __restrict__ accumulator) {
   __shared__ unsigned local[LaneBanks<V>::kWords];
@@ -38,6 +40,10 @@ __global__ void __launch_bounds__(kBlock)
   for_each_bin<V>(in, n, std::size_t{blockIdx.x} * kBlock + threadIdx.x, std::size_t{gridDim.x} * kBlock,
                   [&](unsigned bin) { h.count(bin); });
   __syncthreads();
+  if (gridDim.x == 1) {  // a small input: one block has every count, and writes them
+    for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) hist[b] = h.total(b);
+    return;
+  }
   for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) {
     const unsigned total = h.total(b);
     if (total != 0) atomicAdd(&accumulator[b], total);

@@ -42,6 +42,7 @@ struct LaneBanks {
   // the 32 lanes of a warp (32 consecutive bins) read 32 different banks at each step.
   __device__ unsigned total(unsigned b) const {
     unsigned sum = 0;
+#pragma unroll 4
     for (unsigned c = 0; c < kCopies; ++c) sum += local[b * kCopies + (c + threadIdx.x) % kCopies];
     return sum;
   }

@@ -56,14 +56,17 @@ __device__ inline void for_each_bin(const typename V::T* __restrict__ in, std::s
 #pragma unroll
       for (int k = 0; k < V::kPerWord; ++k) count(V::bin_in_word(words[w], k));
   };
-  std::size_t i = t;
-  for (; i + threads < vectors; i += 2 * threads) {
+  // n < 2^32 values, so vector indices fit in 32 bits (fewer registers than 64-bit ones).
+  const unsigned step = static_cast<unsigned>(threads);
+  const unsigned count_of_vectors = static_cast<unsigned>(vectors);
+  unsigned i = static_cast<unsigned>(t);
+  for (; i + step < count_of_vectors; i += 2 * step) {
     const uint4 a = body[i];
-    const uint4 b = body[i + threads];
+    const uint4 b = body[i + step];
     count_vector(a);
     count_vector(b);
   }
-  if (i < vectors) count_vector(body[i]);
+  if (i < count_of_vectors) count_vector(body[i]);
   if (t < head) count(V::bin(in[t]));
   if (t < n - tail) count(V::bin(in[tail + t]));
 }
