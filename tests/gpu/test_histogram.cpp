@@ -74,15 +74,15 @@ TEST_CASE("histogram: every misalignment of the input, head and tail", "[gpu][hi
 TEST_CASE("histogram: around each stage's grid, where the loop's steps and the tail meet", "[gpu][histogram]") {
   // A stage's threads (grid x block, its grid when the input is large) take 16 bytes
   // each per step, two steps at a time: sizes at one and two full steps of every thread,
-  // a value either side, and a 16-byte vector either side.
+  // a value either side, and one vector and a value short.
   for (const hg::Bins bins : kBins) {
     const std::size_t per_vector = 16 / hg::value_bytes(bins);
     for (const auto& s : hg::registry()) {
       if (s.kind != hg::Kind::stage) continue;
       const hg::Plan plan = s.plan(std::size_t{1} << 31, bins, gpu_test::device());
       const std::size_t threads = std::size_t{plan.grid} * static_cast<std::size_t>(plan.block);
-      for (const std::size_t steps : {1ul, 2ul, 3ul})
-        for (const long delta : {-static_cast<long>(per_vector) - 1, -1l, 0l, 1l, static_cast<long>(per_vector)}) {
+      for (const std::size_t steps : {1ul, 2ul})
+        for (const long delta : {-static_cast<long>(per_vector) - 1, -1l, 0l, 1l}) {
           const std::size_t n = threads * per_vector * steps + static_cast<std::size_t>(delta);
           check_all_stages(hg::Input::skewed, bins, n, 0);
           check_all_stages(hg::Input::uniform, bins, n, 5 % hg::value_bytes(bins) == 0 ? 5 : 6);
