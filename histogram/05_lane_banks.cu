@@ -23,7 +23,7 @@ constexpr int kBlock = 512;
 template <class V>
 __global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     lane_banks(const typename V::T* __restrict__ in, std::size_t n, unsigned* __restrict__ hist) {
-  __shared__ unsigned local[LaneBanks<V>::kWords];
+  __shared__ alignas(16) unsigned local[LaneBanks<V>::kWords];
   LaneBanks<V> h(local);
   h.zero(kBlock);
   __syncthreads();

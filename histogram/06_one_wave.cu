@@ -32,7 +32,7 @@ template <class V>
 __global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     one_wave(const typename V::T* __restrict__ in, std::size_t n, unsigned* __restrict__ hist,
              unsigned* __restrict__ ticket, unsigned* __restrict__ accumulator) {
-  __shared__ unsigned local[LaneBanks<V>::kWords];
+  __shared__ alignas(16) unsigned local[LaneBanks<V>::kWords];
   __shared__ bool last;
   LaneBanks<V> h(local);
   h.zero(kBlock);
