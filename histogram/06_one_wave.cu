@@ -7,11 +7,12 @@
 // blocks per SM that the occupancy API reports for this kernel on this GPU (fewer when
 // the input is small), so every block is resident from the start and each pays its
 // zeroing and its merge once. No memset: the blocks add their counts with global
-// atomics into an accumulator in scratch (zeroed once, when the stage is prepared);
-// then each takes a ticket, and the block that draws the last one knows that every
-// count is in. It moves the accumulator to the output, leaving it at zero
-// (atomicExch), and resets the ticket, ready for the next launch. A grid of one block
-// (an input of at most 8 KiB) writes its counts straight to the output.
+// atomics into an accumulator in scratch (zeroed once, when the stage is prepared; 256
+// bins keep eight copies of it, below); then each takes a ticket, and the block that
+// draws the last one knows that every count is in. It moves the accumulator to the
+// output, leaving it at zero (atomicExch), and resets the ticket, ready for the next
+// launch. A grid of one block (an input of at most 8 KiB) writes its counts straight to
+// the output.
 // Memory ordering (as in reduction stage 13): every thread fences after its atomics
 // (__threadfence) before the block's ticket; the last block fences after its ticket
 // before it reads.
@@ -27,6 +28,11 @@ namespace {
 
 constexpr int kBlock = 512;
 constexpr std::size_t kAccumulatorOffset = 128;  // the ticket has its own cache line
+// Copies of the accumulator: block i adds into copy i % kAccumulators, so the blocks'
+// global atomics, which all come at the end of a wave, queue on eight times as many
+// cache lines (256 bins are only 8 lines of 128 bytes). 4,096 bins spread by themselves.
+template <class V>
+constexpr unsigned kAccumulators = V::kCount == 256 ? 8 : 1;
 
 template <class V>
 __global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
@@ -44,9 +50,10 @@ __global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
     for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) hist[b] = h.total(b);
     return;
   }
+  unsigned* mine = accumulator + blockIdx.x % kAccumulators<V> * V::kCount;
   for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) {
     const unsigned total = h.total(b);
-    if (total != 0) atomicAdd(&accumulator[b], total);
+    if (total != 0) atomicAdd(&mine[b], total);
   }
   __threadfence();
   __syncthreads();
@@ -54,7 +61,11 @@ __global__ void __launch_bounds__(kBlock, common::full_sm_blocks(kBlock))
   __syncthreads();
   if (!last) return;
   __threadfence();
-  for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) hist[b] = atomicExch(&accumulator[b], 0u);
+  for (unsigned b = threadIdx.x; b < V::kCount; b += kBlock) {
+    unsigned sum = 0;
+    for (unsigned k = 0; k < kAccumulators<V>; ++k) sum += atomicExch(&accumulator[k * V::kCount + b], 0u);
+    hist[b] = sum;
+  }
   if (threadIdx.x == 0) *ticket = 0;
 }
 
@@ -73,7 +84,8 @@ Plan plan(std::size_t n, Bins bins, const common::DeviceInfo& device) {
   Plan p;
   p.block = kBlock;
   p.grid = bins == Bins::b256 ? one_wave_grid<Bytes>(n, device) : one_wave_grid<Shorts>(n, device);
-  p.scratch_bytes = kAccumulatorOffset + bin_count(bins) * sizeof(unsigned);
+  p.scratch_bytes = kAccumulatorOffset +
+                    (bins == Bins::b256 ? kAccumulators<Bytes> * 256 : kAccumulators<Shorts> * 4096) * sizeof(unsigned);
   p.zero_scratch_once = true;
   return p;
 }
