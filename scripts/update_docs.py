@@ -4,6 +4,9 @@ files in results/h200/, so no number in the text is ever typed by hand.
 
     scripts/update_docs.py            rewrite the generated parts in place
     scripts/update_docs.py --check    change nothing; exit 1 naming every stale part
+    scripts/update_docs.py --check --stats   also count, per document, the markers of each
+                                      kind, the numbers generated and the number pairs
+                                      the claims compared
 
 Options: --root DIR (the repository, default: this script's parent folder),
 --results DIR (default: ROOT/results/h200), and optional Markdown files to process
@@ -953,6 +956,21 @@ def find_blocks(text: str, doc: Path, doc_path: Path) -> list[Block]:
     return blocks
 
 
+def generated_numbers(kind: str, content: str) -> int:
+    """How many numbers a generated part holds: one for a value marker that prints one, the
+    numeric cells of a results table (header and alignment rows aside)."""
+    if kind == "value":
+        return 1 if looks_numeric(content.strip()) and content.strip() != "-" else 0
+    if kind != "results":
+        return 0
+    count = 0
+    for line in content.splitlines():
+        if line.startswith("|") and not line.startswith("|:") and not line.startswith("|-"):
+            cells = [c.strip().strip("*").split(" (")[0] for c in line.strip().strip("|").split(" | ")]
+            count += sum(1 for c in cells if c != "-" and looks_numeric(c.rstrip("x")))
+    return count
+
+
 @dataclass
 class DocResult:
     path: Path
@@ -963,6 +981,9 @@ class DocResult:
     false_claims: list[tuple[Marker, str]] = field(default_factory=list)
     blocks: int = 0
     claims: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)  # markers of each kind, claims included
+    comparisons: int = 0  # number pairs the claims compared
+    numbers: int = 0  # numbers generated from the results: values and numeric table cells
 
 
 def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
@@ -972,6 +993,8 @@ def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
         raise DocsError(f"{shown} cannot be read ({e}).") from None
     blocks = find_blocks(old, shown, path)
     result = DocResult(path, old, old, blocks=len(blocks))
+    for b in blocks:
+        result.kinds[b.marker.kind] = result.kinds.get(b.marker.kind, 0) + 1
     pieces, last = [], 0
     for b in blocks:
         try:
@@ -982,6 +1005,7 @@ def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
             content = old[b.start : b.end]
         if content != old[b.start : b.end]:
             result.stale.append(b)
+        result.numbers += generated_numbers(b.marker.kind, content)
         pieces.append(old[last : b.start])
         pieces.append(content)
         last = b.end
@@ -989,9 +1013,12 @@ def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
     result.new = "".join(pieces)
     claims = find_claims(old, shown, path)
     result.claims = len(claims)
+    if claims:
+        result.kinds["claim"] = len(claims)
     for marker in claims:
         try:
-            problem = evaluate_claim(marker, ctx)
+            problem, compared = evaluate_claim(marker, ctx)
+            result.comparisons += compared
         except MissingFile as e:
             result.missing.append((marker, e.path))
             continue
@@ -1042,8 +1069,8 @@ def claim_operand(marker: Marker, data: ResultFile, token: str) -> tuple[list[fl
     return values, token
 
 
-def evaluate_claim(marker: Marker, ctx: Context) -> str:
-    """Empty when the claim holds; otherwise what is false."""
+def evaluate_claim(marker: Marker, ctx: Context) -> tuple[str, int]:
+    """Empty when the claim holds, otherwise what is false; and how many number pairs it compared."""
     try:
         tokens = shlex.split(marker.args)
     except ValueError as e:
@@ -1080,8 +1107,8 @@ def evaluate_claim(marker: Marker, ctx: Context) -> str:
     for a in lhs:
         for b in rhs:
             if not compare(a, b):
-                return f"{ldesc} = {a:g}, {rdesc} = {b:g}"
-    return ""
+                return f"{ldesc} = {a:g}, {rdesc} = {b:g}", len(lhs) * len(rhs)
+    return "", len(lhs) * len(rhs)
 
 
 def default_documents(root: Path) -> list[Path]:
@@ -1110,12 +1137,31 @@ def write_atomically(path: Path, text: str) -> None:
     output_files.write(str(path), text)
 
 
+def print_stats(outcomes: list[DocResult], root: Path) -> None:
+    """Markers of each kind per document and in all, and the number pairs the claims compared."""
+    kinds = ("results", "stages", "code", "value", "claim")
+    names = [display(o.path, root).as_posix() for o in outcomes]
+    width = max(len(n) for n in names + ["document"])
+    print(f"{'document':<{width}} " + " ".join(f"{k:>7}" for k in kinds) + "  numbers compared")
+    totals = dict.fromkeys(kinds, 0)
+    for name, o in zip(names, outcomes):
+        for k in kinds:
+            totals[k] += o.kinds.get(k, 0)
+        print(f"{name:<{width}} " + " ".join(f"{o.kinds.get(k, 0):>7}" for k in kinds)
+              + f" {o.numbers:>8} {o.comparisons:>8}")
+    print(f"{'all':<{width}} " + " ".join(f"{totals[k]:>7}" for k in kinds)
+          + f" {sum(o.numbers for o in outcomes):>8} {sum(o.comparisons for o in outcomes):>8}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = output_files.Parser(
         prog=PROGRAM,
         description="Regenerates the results tables and values in README.md and chapters/*.md from results/h200/.",
     )
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated part is stale")
+    parser.add_argument("--stats", action="store_true",
+                        help="with --check: also print how many markers of each kind, generated parts and claims "
+                             "were checked, per document and in all")
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
     parser.add_argument("--results", help="folder of the result files (default: ROOT/results/h200)")
     parser.add_argument("files", nargs="*", type=Path, help="Markdown files (default: README.md and chapters/*.md)")
@@ -1179,6 +1225,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{len(stale)} of {total} generated parts are stale; {len(false_claims)} claims are false.")
             return 1
         claims = sum(o.claims for o in outcomes)
+        if args.stats:
+            print_stats(outcomes, root)
         print(
             f"All {total} generated parts in {len(outcomes)} file{'s' if len(outcomes) != 1 else ''} are up to "
             f"date and all {claims} claims hold."
