@@ -148,17 +148,19 @@ def read_table(path: str, required: list[str]) -> ResultFile:
     return result
 
 
-def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
+def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]],
+             number: str = ".6g") -> str:
     """The rows as a results CSV with the columns `names`, after one "# key: value" line per
-    metadata pair: floats with six significant digits, NaN as an empty cell."""
+    metadata pair: floats in the format `number` (six significant digits), NaN and None as
+    an empty cell."""
     buf = io.StringIO()
     for k, v in meta:
         buf.write(f"# {k}: {v}\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(names)
     for r in rows:
-        w.writerow(["" if isinstance(r[n], float) and math.isnan(r[n]) else
-                    (f"{r[n]:.6g}" if isinstance(r[n], float) else r[n]) for n in names])
+        w.writerow(["" if r[n] is None or (isinstance(r[n], float) and math.isnan(r[n])) else
+                    (format(r[n], number) if isinstance(r[n], float) else r[n]) for n in names])
     return buf.getvalue()
 
 

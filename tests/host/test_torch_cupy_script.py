@@ -143,12 +143,12 @@ try:
     row = next(csv.DictReader(io.StringIO("\n".join(lines[len(meta):]))))
     expect(row["stage"] == 'torch.sum ("x", 2.0)' and row["kind"] == "peer", f"quoting: {row['stage']!r}")
     expect(row["median_us"] == "2" and row["min_us"] == "1" and row["max_us"] == "3", "times")
-    expect(row["gbs"] == t.exact_number(4096 / 2e-6 / 1e9), f"gbs {row['gbs']}")
+    expect(row["gbs"] == format(4096 / 2e-6 / 1e9, ".10g"), f"gbs {row['gbs']}")
     expect(row["vs_cub"] == "" and row["grid"] == "", "empty columns print as empty")
     target = os.path.join(work, "peers.csv")
-    t.write_file_atomically(target, text)
+    t.output_files.write(target, text)
     with open(target, encoding="utf-8") as f:
-        expect(f.read() == text, "write_file_atomically")
+        expect(f.read() == text, "the CSV written whole")
     expect(os.listdir(work) == ["peers.csv"], f"temporary files left: {os.listdir(work)}")
 finally:
     shutil.rmtree(work, ignore_errors=True)
