@@ -97,8 +97,18 @@ is backed by a claim marker, which prints nothing and is checked on every run:
 
 Each side is a number or COLUMN[FILTER=VALUE,...] (median_us[key=02],
 vs_cub[n=2^20,key=13]), read from FILE, or OTHER.csv:COLUMN[...] to read another
-result file (to compare two runs); OPERATOR is <, <=, >, >= or ~N% (within N percent of the
-right side). One side may select several rows: the claim must hold for each.
+result file (to compare two runs); OPERATOR is <, <=, >, >=, == or ~N% (within N percent
+of the right side). A filter's value may be a list, n=2^10|2^14, or a range of numbers,
+n=2^15..2^22 (every row from 2^15 to 2^22). One side may select several rows: the claim
+must hold for each. When both do, a row of the left side is compared with the row of the
+right side that has its values in the columns filtered by a list or range, size by size:
+
+    <!-- claim: sweep.csv median_us[n=2^15..2^22,key=14] < median_us[key=13] -->
+
+A claim may chain comparisons, each neighbouring pair checked, for a range or an order:
+
+    <!-- claim: reduce_2p28.csv 2457 < gbs[key=06] < 2575 -->
+
 A claim that no longer holds makes the run exit 1 naming it.
 
 One number inside a sentence:
@@ -1027,9 +1037,10 @@ def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
     return result
 
 
-COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
 CLAIM_RE = re.compile(r"<!-- claim:\s*(.*?)\s*-->")
 OPERAND_RE = re.compile(r"(\w+)\[([^\]]*)\]")
+MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 
 
 def find_claims(text: str, doc: Path, doc_path: Path) -> list[Marker]:
@@ -1041,23 +1052,51 @@ def find_claims(text: str, doc: Path, doc_path: Path) -> list[Marker]:
     ]
 
 
-def claim_operand(marker: Marker, data: ResultFile, token: str) -> tuple[list[float], str]:
-    """The numbers an operand stands for, and a description of it."""
+def filter_matches(marker: Marker, cell: str, wanted: str) -> bool:
+    """A filter value: V, a list A|B|C, or a range A..B of numbers (both ends included)."""
+    if "|" in wanted:
+        return any(same_value(cell, w) for w in wanted.split("|"))
+    ends = wanted.split("..")
+    if len(ends) == 2:
+        lo, hi, value = parse_number(ends[0]), parse_number(ends[1]), parse_number(cell)
+        if lo is None or hi is None:
+            raise DocsError(f"{marker.where}: the range {wanted!r} must read A..B with two numbers.")
+        return value is not None and lo <= value <= hi
+    return same_value(cell, wanted)
+
+
+@dataclass
+class Operand:
+    """What one side of a claim stands for: its numbers, each with its row (None for a
+    number written in the claim), the columns it filters with a list or range (the rows it
+    is paired by when the other side selects several rows too), and how to name it."""
+
+    desc: str
+    values: list[tuple[float, dict[str, str] | None]]
+    sets: list[str] = field(default_factory=list)
+    file: str = ""
+    column: str = ""
+
+
+def claim_operand(marker: Marker, data: ResultFile, token: str, file: str = "") -> Operand:
+    """The numbers an operand stands for."""
     number = parse_number(token)
     if number is not None:
-        return [number], token
+        return Operand(token, [(number, None)])
     m = OPERAND_RE.fullmatch(token)
     if not m:
         raise DocsError(f"{marker.where}: {token!r} is neither a number nor COLUMN[FILTER=VALUE,...].")
     column = m.group(1)
     require_column(marker, data, column)
-    rows = data.rows
+    rows, sets = data.rows, []
     for item in parse_list(m.group(2)):
         if "=" not in item:
             raise DocsError(f"{marker.where}: filter {item!r} in {token} must read COLUMN=VALUE.")
         name, wanted = item.split("=", 1)
         require_column(marker, data, name)
-        rows = [r for r in rows if same_value(r[name], wanted)]
+        if "|" in wanted or ".." in wanted:
+            sets.append(name)
+        rows = [r for r in rows if filter_matches(marker, r[name], wanted)]
     if not rows:
         raise DocsError(f"{marker.where}: {token} selects no row of {data.path.name}.")
     values = []
@@ -1065,50 +1104,96 @@ def claim_operand(marker: Marker, data: ResultFile, token: str) -> tuple[list[fl
         v = parse_number(r[column])
         if v is None:
             raise DocsError(f"{marker.where}: {token} selects {r[column]!r}, which is not a number.")
-        values.append(v)
-    return values, token
+        values.append((v, r))
+    return Operand(token, values, sets, file or data.path.name, column)
 
 
-def evaluate_claim(marker: Marker, ctx: Context) -> tuple[str, int]:
-    """Empty when the claim holds, otherwise what is false; and how many number pairs it compared."""
+def comparator(marker: Marker, op: str):
+    tolerance = re.fullmatch(r"~(\d+(?:\.\d+)?)%", op)
+    if tolerance:
+        share = float(tolerance.group(1)) / 100.0
+        return lambda a, b: abs(a - b) <= share * abs(b)
+    if op in COMPARISONS:
+        return COMPARISONS[op]
+    raise DocsError(f"{marker.where}: unknown operator {op!r} (allowed: <, <=, >, >=, ==, ~N%).")
+
+
+def pairs(marker: Marker, lhs: Operand, rhs: Operand):
+    """The (left, right) number pairs a comparison checks: every left number against every
+    right one when a side holds one number; when both sides select several rows, each
+    left row against the right row that agrees with it on the columns either side filters
+    with a list or range (n=2^15..2^22: size by size)."""
+    if len(lhs.values) == 1 or len(rhs.values) == 1:
+        return [(a, b) for a in lhs.values for b in rhs.values]
+    by = lhs.sets or rhs.sets
+    if not by:
+        raise DocsError(f"{marker.where}: both sides select several rows; give one side a list (C=A|B) or range "
+                        "(C=A..B) filter to pair the rows by, or narrow one side to one row.")
+    out = []
+    for a in lhs.values:
+        match = [b for b in rhs.values if all(same_value(b[1][c], a[1][c]) for c in by if c in b[1] and c in a[1])]
+        if len(match) != 1:
+            shown = ", ".join(f"{c}={a[1].get(c, '?')}" for c in by)
+            raise DocsError(f"{marker.where}: {rhs.desc} has {len(match)} rows with {shown}; it must have one.")
+        out.append((a, match[0]))
+    return out
+
+
+def row_id(operand: Operand, value: tuple[float, dict[str, str] | None]) -> tuple:
+    """A number of a claim as the comparison log names it: the file, column and row, or the constant."""
+    if value[1] is None:
+        return ("number", value[0])
+    return (operand.file, operand.column, tuple(value[1].items()))
+
+
+def logged(left: tuple, op: str, right: tuple) -> list[tuple]:
+    """A comparison as the log holds it, the same whichever way it was written: the smaller
+    side first (a > b as b < a); a == b as a <= b and a >= b."""
+    ops = ["<=", ">="] if op == "==" else [op]
+    out = []
+    for o in ops:
+        if o in MIRRORED and repr(left) > repr(right):
+            out.append((right, MIRRORED[o], left))
+        else:
+            out.append((left, o, right))
+    return out
+
+
+def evaluate_claim(marker: Marker, ctx: Context, log: list | None = None) -> tuple[str, int]:
+    """Empty when the claim holds, otherwise what is false; and how many number pairs it
+    compared. A claim is FILE A OP B, or a chain FILE A OP B OP C ... (each neighbouring
+    pair compared: 1.5 < vs_cub[key=12] <= 2). `log`, when given, collects every
+    comparison as (left, operator, right), for counting checks before and after an edit."""
     try:
         tokens = shlex.split(marker.args)
     except ValueError as e:
         raise DocsError(f"{marker.where}: the claim cannot be read ({e}).") from None
-    if len(tokens) != 4:
-        raise DocsError(f"{marker.where}: a claim reads FILE LEFT OPERATOR RIGHT, e.g. "
+    if len(tokens) < 4 or len(tokens) % 2:
+        raise DocsError(f"{marker.where}: a claim reads FILE LEFT OPERATOR RIGHT [OPERATOR RIGHT ...], e.g. "
                         "reduce_2p24.csv median_us[key=02] > median_us[key=01].")
-    name, left, op, right = tokens
+    name = tokens[0]
     data = ctx.load(marker, name)
 
-    def operand(token: str) -> tuple[list[float], str]:
+    def operand(token: str) -> Operand:
         # OTHER.csv:COLUMN[...] reads another result file (two runs compared).
         other = re.fullmatch(r"((?:[a-z][a-z0-9]*/)?(?:history/)?[\w.+-]+\.csv):(.+)", token)
         if other:
-            values, desc = claim_operand(marker, ctx.load(marker, other.group(1)), other.group(2))
-            return values, f"{other.group(1)}:{desc}"
-        return claim_operand(marker, data, token)
+            result = claim_operand(marker, ctx.load(marker, other.group(1)), other.group(2), other.group(1))
+            result.desc = f"{other.group(1)}:{result.desc}"
+            return result
+        return claim_operand(marker, data, token, name)
 
-    lhs, ldesc = operand(left)
-    rhs, rdesc = operand(right)
-    if len(lhs) > 1 and len(rhs) > 1:
-        raise DocsError(f"{marker.where}: only one side of a claim may select several rows.")
-    tolerance = re.fullmatch(r"~(\d+(?:\.\d+)?)%", op)
-    if tolerance:
-        share = float(tolerance.group(1)) / 100.0
-
-        def compare(a: float, b: float) -> bool:
-            return abs(a - b) <= share * abs(b)
-
-    elif op in COMPARISONS:
-        compare = COMPARISONS[op]
-    else:
-        raise DocsError(f"{marker.where}: unknown operator {op!r} (allowed: <, <=, >, >=, ~N%).")
-    for a in lhs:
-        for b in rhs:
-            if not compare(a, b):
-                return f"{ldesc} = {a:g}, {rdesc} = {b:g}", len(lhs) * len(rhs)
-    return "", len(lhs) * len(rhs)
+    operands = [operand(t) for t in tokens[1::2]]
+    compared, problem = 0, ""
+    for lhs, op, rhs in zip(operands, tokens[2::2], operands[1:]):
+        compare = comparator(marker, op)
+        for a, b in pairs(marker, lhs, rhs):
+            compared += 1
+            if log is not None:
+                log += logged(row_id(lhs, a), op, row_id(rhs, b))
+            if not problem and not compare(a[0], b[0]):
+                problem = f"{lhs.desc} = {a[0]:g}, {rhs.desc} = {b[0]:g}"
+    return problem, compared
 
 
 def default_documents(root: Path) -> list[Path]:
