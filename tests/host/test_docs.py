@@ -602,6 +602,36 @@ def test_claims():
     box.close()
 
 
+def test_claim_lists_ranges_chains():
+    box = Sandbox()
+    box.doc(
+        "Size by size. <!-- claim: sweep.csv median_us[n=2^10..2^20,key=13] < median_us[key=cub] -->\n"
+        "A list. <!-- claim: sweep.csv vs_cub[n=1024|2^20,key=13] > 1.1 -->\n"
+        "A range. <!-- claim: r.csv 40 < gbs[key=01] <= 42 -->\n"
+        "Equal. <!-- claim: r.csv vs_cub[key=cub] == 1 -->\n"
+    )
+    rc, out, err = box.run("--check", "--stats")
+    check("claim forms: lists, ranges, chains and == hold", rc == 0 and "all 4 claims hold" in out, out + err)
+    check("claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1)",
+          re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, out)
+    for claim, needle in [
+        ("sweep.csv median_us[n=2^10|2^20,key=13] > median_us[key=cub]", "median_us[key=cub] = 4.8"),
+        ("r.csv 42 < gbs[key=01] < 50", "42 = 42, gbs[key=01] = 41.9"),
+        ("r.csv vs_cub[key=02] == 1", "vs_cub[key=02] = 0.5"),
+        ("sweep.csv median_us[n=2^10..2^20,key=13] <= 7", "= 7.2"),
+    ]:
+        box.doc(f"False. <!-- claim: {claim} -->\n")
+        rc, out, err = box.run("--check")
+        check(f"claim forms: {claim} fails (exit 1) naming the values", rc == 1 and needle in out, out + err)
+    expect_error("claim forms: both sides several rows, nothing to pair them by", box,
+                 "x <!-- claim: sweep.csv median_us[key=13] < median_us[key=cub] -->\n", "both sides select several rows")
+    expect_error("claim forms: a range of words", box,
+                 "x <!-- claim: sweep.csv median_us[n=a..b] < 1 -->\n", "must read A..B with two numbers")
+    expect_error("claim forms: a chain that ends in an operator", box,
+                 "x <!-- claim: r.csv 1 < gbs[key=01] < -->\n", "FILE LEFT OPERATOR RIGHT")
+    box.close()
+
+
 def test_helpers():
     check("format: pow2", docs.format_value("16777216", "pow2", "n", "") == "2^24")
     check("format: pow2 of a non-power", docs.format_value("1000", "pow2", "n", "") == "1000")
@@ -627,6 +657,7 @@ TESTS = [
     test_stage_list,
     test_code_excerpts,
     test_claims,
+    test_claim_lists_ranges_chains,
     test_generated_parts_are_current,
     test_links_and_images,
     test_readme_lists_every_chapter,
