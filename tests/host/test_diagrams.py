@@ -290,7 +290,7 @@ def test_command_line():
         target = Path(tmp) / "out"
         for args, needle in (
             (["--only", "nothing.png"], "--only nothing.png is not a figure"),
-            (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+            (["--frobnicate"], "unknown option '--frobnicate'"),
             (["--root", tmp], "is not the repository"),
         ):
             rc, out, err = run_script(*args, "--out", target)

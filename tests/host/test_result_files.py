@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """scripts/result_files.py is the one reader of result files:
 
-  - the docs generator, the figures and the metric tables (update_docs.py, plot.py,
-    plot_access.py, ncu_table.py, access_ncu.py) import result_files and, of the
+  - the docs generator's views, the figures and the metric tables (docs_views.py,
+    plot.py, plot_access.py, ncu_table.py, access_ncu.py) import result_files and, of the
     project's other scripts, only output_files (plot_access.py also takes plot.py's two
     drawing helpers); none imports update_docs.py, plot.py's reader or ncu_table.py;
+    update_docs.py reads the result files through its views (docs_views.py) only;
   - no script but result_files.py uses the csv module or parses a metadata line or an
     ncu export's header itself;
   - what it reads and writes: a CSV it writes loads back with the same metadata, columns
@@ -22,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]))
 SCRIPTS = ROOT / "scripts"
-READERS = ["update_docs.py", "plot.py", "plot_access.py", "ncu_table.py", "access_ncu.py"]
+READERS = ["docs_views.py", "plot.py", "plot_access.py", "ncu_table.py", "access_ncu.py"]
 # Names a reader may take from another script of the project, per script.
 ALLOWED = {"output_files": None, "result_files": None, "plot": {"count_label", "pyplot", "save"}}
 
@@ -79,6 +80,10 @@ for name in READERS:
               f"allowed: {', '.join(sorted(ALLOWED))} (plot only for {', '.join(sorted(ALLOWED['plot']))})")
     check(f"{name} does not import the csv module (result_files reads and writes the CSVs)",
           "csv" not in stdlib_imports(path))
+
+docs_imports = project_imports(SCRIPTS / "update_docs.py")
+check("update_docs.py reads the result files through docs_views.py only",
+      {m for m, _ in docs_imports} == {"docs_views", "output_files"}, str(docs_imports))
 
 for path in sorted(SCRIPTS.glob("*.py")):
     if path.name == "result_files.py":
