@@ -4,11 +4,11 @@
 #   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -L host
 #   PRESET=ci scripts/test.sh                through a CMake preset (CI: warnings are errors)
 #
-# It sets itself up first. The tests need Catch2 (found by CMake), and matplotlib and pandas
-# (for the python3 on PATH: the figures and the docs generator). When one is missing it
-# installs it:
-#   1. with apt-get (catch2, and python3-matplotlib and python3-pandas when python3 is the
-#      system's) when it runs as root or has passwordless sudo;
+# It sets itself up first. The tests need Catch2 (found by CMake), and matplotlib, pandas
+# and pytest (for the python3 on PATH: the figures, the docs generator, the Python tests).
+# When one is missing it installs it:
+#   1. with apt-get (catch2, and python3-matplotlib, python3-pandas and python3-pytest when
+#      python3 is the system's) when it runs as root or has passwordless sudo;
 #   2. otherwise, where the network allows, Catch2 through CMake's download
 #      (REDUCTION_FETCH_CATCH2=ON) and the Python packages with pip install --user;
 #   3. otherwise it stops, exit 2, with one sentence naming what is missing, why it
@@ -104,7 +104,7 @@ catch2_found() {
   return "$rc"
 }
 # The Python packages the tests import (Debian's python3-NAME), those missing on one line.
-python_modules="pandas matplotlib"
+python_modules="pandas pytest matplotlib"
 missing_modules() {
   local m found=()
   for m in $python_modules; do "$python" -c "import $m" >/dev/null 2>&1 || found+=("$m"); done
@@ -112,7 +112,7 @@ missing_modules() {
 }
 
 python=$(command -v python3 || echo python3)
-# Debian's python3-matplotlib (and python3-pandas) serves the system python3 only (prefix /usr), not a pyenv
+# Debian's python3-matplotlib (python3-pandas, python3-pytest) serves the system python3 only (prefix /usr), not a pyenv
 # or virtual-environment one.
 system_python=0
 if [ "$("$python" -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ]; then system_python=1; fi
