@@ -29,3 +29,16 @@ def build_dir(request) -> Path:
     if not value:
         pytest.fail("this test runs the built programs: give --build-dir DIR")
     return Path(value).resolve()
+
+
+@pytest.fixture(autouse=True)
+def no_failed_checks():
+    """The tests that count their checks with host_checks.check() fail under pytest when a
+    check failed during them, naming every failed check."""
+    import host_checks
+
+    before = len(host_checks.failures)
+    yield
+    new = host_checks.failures[before:]
+    del host_checks.failures[before:]
+    assert not new, "failed checks:\n" + "\n".join(new)

@@ -16,6 +16,7 @@ usage: python3 -m pytest tests/host/test_result_files.py
 """
 import ast
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,7 @@ def test_text_table():
     columns = [("name", "name", 6, None), ("v", "value", 7, 2)]
     text = result_files.text_table(columns, [{"name": "a", "v": 1.234}, {"name": "bb", "v": math.nan}], rule=True)
     assert text.splitlines() == ["name     value", "--------------", "a         1.23", "bb         n/a"]
+
+
+if __name__ == "__main__":  # python3 tests/host/test_result_files.py: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))

@@ -144,3 +144,7 @@ def test_csv_is_the_runners_format(tmp_path):
     t.output_files.write(str(target), text)
     assert target.read_text(encoding="utf-8") == text
     assert os.listdir(tmp_path) == ["peers.csv"], "temporary files left"
+
+
+if __name__ == "__main__":  # python3 tests/host/test_torch_cupy_script.py: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))
