@@ -6,7 +6,8 @@ files in results/h200/, so no number in the text is ever typed by hand.
     scripts/update_docs.py --check    change nothing; exit 1 naming every stale part
     scripts/update_docs.py --check --stats   also count, per document, the markers of each
                                       kind, the numbers generated and the number pairs
-                                      the claims compared
+                                      the claims compared, and the different comparisons
+                                      in all (the same before and after claims are merged)
 
 Options: --root DIR (the repository, default: this script's parent folder),
 --results DIR (default: ROOT/results/h200), and optional Markdown files to process
@@ -241,6 +242,7 @@ class DocResult:
     claims: int = 0
     kinds: dict[str, int] = field(default_factory=dict)  # markers of each kind, claims included
     comparisons: int = 0  # number pairs the claims compared
+    log: list = field(default_factory=list)  # each comparison, as logged() writes it
     numbers: int = 0  # numbers generated from the results: values and numeric table cells
 
 
@@ -275,7 +277,7 @@ def process_document(path: Path, ctx: Context, shown: Path) -> DocResult:
         result.kinds["claim"] = len(claims)
     for marker in claims:
         try:
-            problem, compared = evaluate_claim(marker, ctx)
+            problem, compared = evaluate_claim(marker, ctx, result.log)
             result.comparisons += compared
         except MissingFile as e:
             result.missing.append((marker, e.path))
@@ -466,10 +468,6 @@ def display(path: Path, root: Path) -> Path:
         return path
 
 
-def write_atomically(path: Path, text: str) -> None:
-    output_files.write(str(path), text)
-
-
 def print_stats(outcomes: list[DocResult], root: Path) -> None:
     """Markers of each kind per document and in all, and the number pairs the claims compared."""
     kinds = ("results", "stages", "code", "value", "claim")
@@ -484,6 +482,8 @@ def print_stats(outcomes: list[DocResult], root: Path) -> None:
               + f" {o.numbers:>8} {o.comparisons:>8}")
     print(f"{'all':<{width}} " + " ".join(f"{totals[k]:>7}" for k in kinds)
           + f" {sum(o.numbers for o in outcomes):>8} {sum(o.comparisons for o in outcomes):>8}")
+    distinct = len({repr(entry) for o in outcomes for entry in o.log})
+    print(f"{distinct} different comparisons (a == b counted as a <= b and a >= b; a > b as b < a)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -572,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{PROGRAM}: {problem}", file=sys.stderr)
             return 2
     for o in changed:
-        write_atomically(o.path, o.new)
+        output_files.write(str(o.path), o.new)
         print(f"updated {display(o.path, root)} ({len(o.stale)} part{'s' if len(o.stale) != 1 else ''})")
     if not changed:
         print(
