@@ -139,7 +139,7 @@ check("scripts/test.sh" in readme and "PRESET=ci scripts/test.sh" in readme,
 check("REFERENCE.md#prerequisites" in readme, "the README links the full list of prerequisites")
 reference = read("REFERENCE.md")
 prerequisites = reference.split("## Prerequisites", 1)[-1].split("\n## ", 1)[0]
-for needed in ("Catch2", "matplotlib", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
+for needed in ("Catch2", "matplotlib", "pandas", "pytest", "clang-format 14", "Python 3", "Ninja", f"CMake {version}"):
     check(needed in prerequisites, f"the reference's prerequisites name {needed}")
 
 finish()
