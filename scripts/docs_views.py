@@ -408,7 +408,7 @@ def pivoted(src: Source, row: str, col: str, specs, rows: str, where: str, match
         for w, shown in zip(wanted, parse_list(rows)):
             if w not in set(keys["_row"]):
                 raise DocsError(f"{src.where}: {src.name} has no row with {row} = {shown!r}.")
-        keys = pd.concat([keys[keys["_row"] == w] for w in wanted])
+        keys = pd.concat([keys[keys["_row"] == w] for w in wanted]) if wanted else keys.iloc[:0]
     if keys.empty:
         raise DocsError(f"{src.where}: no row of {src.name} is selected.")
     body = [[format_value(text, formats.get(row), row, src.where)] for text in keys[row]]
