@@ -90,6 +90,7 @@ exec "$@"
     "git": 'echo "git $*" >> "$STATE/calls.log"\nexit "${FAKE_NETWORK_RC:-1}"\n',
     "python3": rf'''
 if [ "$1" = -c ] && [ "$2" = "import matplotlib" ]; then [ -f "$STATE/matplotlib_installed" ]; exit; fi
+if [ "$1" = -c ] && [ "$2" = "import pandas" ] && [ -f "$STATE/pandas_missing" ]; then exit 1; fi
 if [ "$1" = -c ] && [ "$2" = "import sys; print(sys.prefix)" ]; then echo "${{FAKE_PYTHON_PREFIX:-/usr}}"; exit 0; fi
 if [ "$1" = -m ] && [ "$2" = pip ]; then
   echo "python3 $*" >> "$STATE/calls.log"
@@ -218,6 +219,17 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_APT_RC=100)
     expect_stop("apt-get fails and there is no network", m, rc, err, "Catch2 and matplotlib",
                 "apt-get install catch2 python3-matplotlib failed", "sudo apt-get install catch2 python3-matplotlib")
+    m.close()
+
+    # pandas (the docs generator's) is asked for like matplotlib: by its Debian name with apt-get.
+    m = Machine()
+    m.install("catch2", "matplotlib")
+    open(os.path.join(m.state, "pandas_missing"), "w").close()
+    rc, out, err = m.run("test.sh", FAKE_UID=0)
+    check(any(c.startswith("apt-get install") and c.endswith(" python3-pandas") for c in m.calls()),
+          f"test.sh as root installs python3-pandas when pandas is missing: {m.calls()}")
+    expect_stop("pandas still missing after apt-get, and no network", m, rc, err, "the tests need pandas (for",
+                "sudo apt-get install python3-pandas")
     m.close()
 
     m = Machine()
