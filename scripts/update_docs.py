@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates every measured number in README.md and chapters/*.md from the result
-files in results/h200/, so no number in the text is ever typed by hand.
+files in results/h200/, so no number in the text is ever typed by hand. This file finds
+the markers and checks the claims; the tables, values, stage list and excerpts are drawn
+by the views in scripts/docs_views.py (pandas), one function per view.
 
     scripts/update_docs.py            rewrite the generated parts in place
     scripts/update_docs.py --check    change nothing; exit 1 naming every stale part
