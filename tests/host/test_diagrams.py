@@ -178,6 +178,9 @@ def copy_sources(dest):
     (dest / "results" / "h200").mkdir(parents=True)
     for name in ("reduce_2p24.csv", "occupancy_03_sweep.csv"):
         shutil.copy(ROOT / "results" / "h200" / name, dest / "results" / "h200" / name)
+    (dest / "results" / "h200x4").mkdir()
+    for name in ("multi_gpu.csv", "multi_gpu_mpi.csv", "multi_gpu_mpi_net.csv"):
+        shutil.copy(ROOT / "results" / "h200x4" / name, dest / "results" / "h200x4" / name)
     shutil.copytree(FIGURES, dest / "chapters" / "figures")
 
 
@@ -217,6 +220,9 @@ def test_staleness_is_detected():
         edit(root / "results" / "h200" / "reduce_2p24.csv", "# sm_count: 132", "# sm_count: 114")
         check("staleness: a new SM count in the result file keeps loads_in_flight.png stale",
               "loads_in_flight.png" in stale_names(root))
+        edit(root / "results" / "h200x4" / "multi_gpu.csv", ",0.558384558,", ",0.6,")
+        check("staleness: a new efficiency in the four-GPU results makes multi_gpu_efficiency.png stale",
+              "multi_gpu_efficiency.png" in stale_names(root))
         (root / "chapters" / "figures" / "warp_shuffle_down.png").unlink()
         problems = diagrams.check(root, root / "results" / "h200", root / "chapters" / "figures", diagrams.FIGURES,
                                   redraw=False)
