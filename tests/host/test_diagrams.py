@@ -170,7 +170,7 @@ def test_drawing_is_deterministic(can_draw):
 def copy_sources(dest):
     """The files the figures read, and the committed figures, in a repository-shaped folder."""
     for folder in ("reduction", "single_pass", "common", "mixed_precision", "occupancy", "access_patterns",
-                   "multi_gpu"):
+                   "multi_gpu", "scan"):
         shutil.copytree(ROOT / folder, dest / folder)
     (dest / "scripts").mkdir(exist_ok=True)
     for name in ("registry.csv", "profile.sh"):

@@ -293,7 +293,7 @@ try:
     device_scripts = [["device_check.sh"], ["device_check.sh", "table"], ["device_check.sh", "build", "test", "table"],
                       ["device_check.sh", "sweep", "flush", "experiments"], ["device_library.sh"], ["device_peers.sh"],
                       ["device_multi_gpu.sh"], ["device_mixed_precision.sh"], ["device_occupancy.sh"],
-                      ["device_access_patterns.sh"]]
+                      ["device_access_patterns.sh"], ["device_scan.sh"]]
     for argv in device_scripts:
         case("no GPU", argv, 3, needle=NO_GPU)
         case("no GPU, BUILD_DIR=build", argv, 3, env={"BUILD_DIR": "build"}, needle=NO_GPU)
@@ -517,7 +517,7 @@ try:
     if BUILD:
         programs = []
         for folder in ("reduction", "mixed_precision", "occupancy", "access_patterns", "experiments", "peers",
-                       "multi_gpu"):
+                       "multi_gpu", "scan"):
             d = BUILD / folder
             if d.is_dir():
                 programs += sorted(p for p in d.iterdir() if p.is_file() and os.access(p, os.X_OK)
