@@ -17,10 +17,8 @@ The method is the runner's (scan/runner.cu, common/timing.hpp):
 torch.cumsum has no exclusive form: every row is inclusive. Exit codes: 0 done, 1 a row
 failed its check or torch could not run, 2 bad usage (nothing written), 3 no CUDA device.
 
-usage: time_torch_scan.py [--n N[,N...] | --sweep LO:HI[:F]] [--types int,float] [--reps R]
-                          [--min-reps R] [--budget-ms MS] [--warm-l2] [--seed S]
-                          [--device D] [--csv FILE]
 """
+import argparse
 import datetime
 import math
 import os
@@ -28,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import output_files  # noqa: E402  the scripts' output checks and whole-file writes
+import result_files  # noqa: E402  the runners' CSV format
 import time_torch_cupy as tc  # noqa: E402  the number grammar, repetitions, device metadata
 
 PROGRAM = "time_torch_scan.py"
@@ -37,85 +36,50 @@ MAX_N = 1 << 31
 COLUMNS = ("n", "type", "kind", "key", "id", "title", "grid", "reps", "median_us", "min_us", "max_us", "gbs",
            "pct_peak", "of_copy", "vs_cub", "max_error_ratio", "check", "check_detail")
 
-USAGE = __doc__[__doc__.index("usage:"):].rstrip() + """
-
-options:
-  --n N[,N...]      elements to scan (default 2^24), comma-separated: 16777216, 2^24, 16M or 64MiB
-  --sweep LO:HI[:F] every size from LO to HI, multiplying by F (default 2)
-  --types LIST      int, float or int,float (the default)
-  --reps R          repetitions wanted per row (default 100)
-  --min-reps R      never fewer repetitions, whatever the budget (default 3)
-  --budget-ms MS    wall-clock budget per row in milliseconds (default 1000)
-  --warm-l2         do not flush the L2 before each repetition
-  --seed S          seed of the inputs (default 1)
-  --device D        CUDA device ordinal (default 0)
-  --csv FILE        write every column and the run's metadata as CSV
-  -h, --help        this text"""
-
-
 def parse_args(argv):
-    """The options as a dict, None for --help; raises tc.UsageError."""
-    opt = {"sizes": [1 << 24], "types": list(TYPES), "reps": 100, "min_reps": 3, "budget_ms": 1000.0,
-           "warm_l2": False, "seed": 1, "device": 0, "csv": ""}
-    given = set()
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("-h", "--help"):
-            return None
-        name, eq, inline = arg.partition("=")
-        if name == "--warm-l2" and not eq:
-            opt["warm_l2"] = True
-            given.add(name)
-            i += 1
-            continue
-        if name not in ("--n", "--sweep", "--types", "--reps", "--min-reps", "--budget-ms", "--seed", "--device",
-                        "--csv"):
-            raise tc.UsageError(f"unknown option '{arg}' (see {PROGRAM} --help).")
-        if eq:
-            value = inline
-        elif i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 1
-        else:
-            raise tc.UsageError(f"{name} needs a value (see {PROGRAM} --help).")
-        i += 1
-        given.add(name)
-        if name == "--n":
-            items = [x for x in value.split(",") if x.strip()]
-            if not items:
-                raise tc.UsageError(f"--n '{value}' gives no size.")
-            opt["sizes"] = [tc.parse_count(x, "--n", 1, MAX_N) for x in items]
-        elif name == "--sweep":
-            opt["sizes"] = tc.parse_sweep(value)
-            if opt["sizes"][-1] > MAX_N:
-                raise tc.UsageError("--sweep goes past 2^31 elements, the largest scan here.")
-        elif name == "--types":
-            types = [x for x in value.split(",") if x]
-            if not types or any(t not in TYPES for t in types):
-                raise tc.UsageError(f"--types '{value}': write int, float or int,float.")
-            opt["types"] = list(dict.fromkeys(types))
-        elif name == "--reps":
-            opt["reps"] = tc.parse_int(value, "--reps", 1, 100000)
-        elif name == "--min-reps":
-            opt["min_reps"] = tc.parse_int(value, "--min-reps", 1, 100000)
-        elif name == "--budget-ms":
-            opt["budget_ms"] = tc.parse_double(value, "--budget-ms", 1, 3600000)
-        elif name == "--seed":
-            opt["seed"] = tc.parse_int(value, "--seed", 0, (1 << 64) - 1)
-        elif name == "--device":
-            opt["device"] = tc.parse_int(value, "--device", 0, 1023)
-        elif name == "--csv":
-            problem = output_files.problem(value, "--csv")
-            if problem:
-                raise tc.UsageError(problem)
-            opt["csv"] = value
-    if "--n" in given and "--sweep" in given:
+    """The options as a dict; raises tc.UsageError (argparse itself exits 2 on its own errors
+    and 0 after --help)."""
+    p = output_files.Parser(prog=PROGRAM, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", metavar="N[,N...]",
+                   help="elements to scan (default 2^24), comma-separated: 16777216, 2^24, 16M or 64MiB")
+    p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
+    p.add_argument("--types", metavar="LIST", default=",".join(TYPES), help="int, float or int,float (the default)")
+    p.add_argument("--reps", metavar="R", default="100", help="repetitions wanted per row (default 100)")
+    p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
+    p.add_argument("--budget-ms", metavar="MS", default="1000", help="wall-clock budget per row in ms (default 1000)")
+    p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
+    p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
+    p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
+    p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
+    a = p.parse_args(argv)
+    if a.n is not None and a.sweep is not None:
         raise tc.UsageError("--n and --sweep cannot be combined: give the sizes with one of them.")
-    if "--min-reps" in given and opt["min_reps"] > opt["reps"]:
-        raise tc.UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
-    if "--min-reps" not in given:
-        opt["min_reps"] = min(opt["min_reps"], opt["reps"])
+    if a.sweep is not None:
+        sizes = tc.parse_sweep(a.sweep)
+        if sizes[-1] > MAX_N:
+            raise tc.UsageError("--sweep goes past 2^31 elements, the largest scan here.")
+    else:
+        items = [x for x in (a.n or "2^24").split(",") if x.strip()]
+        if not items:
+            raise tc.UsageError(f"--n '{a.n}' gives no size.")
+        sizes = [tc.parse_count(x, "--n", 1, MAX_N) for x in items]
+    types = [x for x in a.types.split(",") if x]
+    if not types or any(t not in TYPES for t in types):
+        raise tc.UsageError(f"--types '{a.types}': write int, float or int,float.")
+    opt = {"sizes": sizes, "types": list(dict.fromkeys(types)), "reps": tc.parse_int(a.reps, "--reps", 1, 100000),
+           "budget_ms": tc.parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
+           "seed": tc.parse_int(a.seed, "--seed", 0, (1 << 64) - 1),
+           "device": tc.parse_int(a.device, "--device", 0, 1023), "csv": a.csv or ""}
+    if a.min_reps is None:
+        opt["min_reps"] = min(3, opt["reps"])
+    else:
+        opt["min_reps"] = tc.parse_int(a.min_reps, "--min-reps", 1, 100000)
+        if opt["min_reps"] > opt["reps"]:
+            raise tc.UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
+    if a.csv is not None:
+        problem = output_files.problem(a.csv, "--csv")
+        if problem:
+            raise tc.UsageError(problem)
     return opt
 
 
@@ -178,11 +142,7 @@ def main(argv):
     try:
         opt = parse_args(argv)
     except tc.UsageError as e:
-        print(f"{PROGRAM}: {e}", file=sys.stderr)
-        return tc.EXIT_USAGE
-    if opt is None:
-        print(USAGE)
-        return 0
+        return output_files.refuse(PROGRAM, str(e))
     try:
         meta = tc.device_metadata(opt["device"])
     except RuntimeError as e:
@@ -262,11 +222,7 @@ def main(argv):
                    ("budget_ms_per_row", f"{opt['budget_ms']:g}"), ("l2_flushed", "no" if opt["warm_l2"] else "yes"),
                    ("timing", "CUDA events around torch.cumsum, median of the repetitions")]
     if opt["csv"]:
-        lines = [f"# {k}: {v}" for k, v in meta] + [",".join(COLUMNS)]
-        for r in records:
-            lines.append(",".join(tc.exact_number(r[c]) if isinstance(r[c], (int, float)) or r[c] is None
-                                  else tc.csv_escape(r[c]) for c in COLUMNS))
-        output_files.write(opt["csv"], "\n".join(lines) + "\n")
+        output_files.write(opt["csv"], result_files.csv_text(list(COLUMNS), records, meta, number=".10g"))
     return 0 if all_ok else 1
 
 
