@@ -26,6 +26,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import output_files  # noqa: E402  the scripts' output checks and whole-file writes
+import result_files  # noqa: E402  the runners' CSV format
 import time_torch_cupy as tc  # noqa: E402  the torch/CuPy sum timer: number grammar, timing plan, metadata, CSV cells
 
 PROGRAM = "time_torch_histogram.py"
@@ -106,7 +108,7 @@ def parse_args(argv):
         elif name == "--device":
             opt["device"] = tc.parse_int(value, "--device", 0, 1023)
         elif name == "--csv":
-            problem = tc.output_problem(value)
+            problem = output_files.problem(value, "--csv")
             if problem:
                 raise tc.UsageError(problem)
             opt["csv"] = value
@@ -158,11 +160,7 @@ def first_difference(got, want):
 
 def to_csv(meta, records):
     """'# key: value' lines, the header, one line per record (a dict over COLUMNS)."""
-    lines = [f"# {k}: {v}" for k, v in meta] + [",".join(COLUMNS)]
-    for r in records:
-        lines.append(",".join(tc.exact_number(r[c]) if isinstance(r[c], (int, float)) or r[c] is None
-                              else tc.csv_escape(r[c]) for c in COLUMNS))
-    return "\n".join(lines) + "\n"
+    return result_files.csv_text(list(COLUMNS), records, meta, number=".10g")
 
 
 def main(argv):
@@ -255,7 +253,7 @@ def main(argv):
         ("l2_flush", "none" if opt["warm_l2"] else "read"),
         ("timing", "CUDA events around torch.bincount, median of the repetitions")]
     if opt["csv"]:
-        tc.write_file_atomically(opt["csv"], to_csv(meta, records))
+        output_files.write(opt["csv"], to_csv(meta, records))
     if not all_ok:
         print("\nSome rows FAILED their check.")
     return 0 if all_ok else 1
