@@ -83,10 +83,13 @@ DeviceInfo query_device(int ordinal) {
   info.sm_count = prop.multiProcessorCount;
   info.max_threads_per_block = prop.maxThreadsPerBlock;
   info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  info.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
   info.warp_size = prop.warpSize;
   info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   info.global_mem_bytes = prop.totalGlobalMem;
   info.shared_mem_per_block = prop.sharedMemPerBlock;
+  info.shared_mem_per_sm = prop.sharedMemPerMultiprocessor;
+  info.cluster_launch = attribute(cudaDevAttrClusterLaunch, ordinal) != 0;
   info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
   info.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
   CUDA_CHECK(cudaRuntimeGetVersion(&info.cuda_runtime_version));

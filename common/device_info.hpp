@@ -17,6 +17,9 @@ class NoDeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The GPU as the programs see it, filled by query_device from cudaGetDeviceProperties; the
+// launch planners (reduction/launch_shape.hpp) are host functions of it, so the tests can
+// describe other GPUs by hand.
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
@@ -25,13 +28,16 @@ struct DeviceInfo {
   int sm_count = 0;
   int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;  // block slots per SM (16 on 7.5 and 8.6, 24 on 8.9, 32 on 8.0 and 9.0)
   int warp_size = 32;
   std::size_t l2_bytes = 0;
   std::size_t global_mem_bytes = 0;
   std::size_t shared_mem_per_block = 0;
-  int memory_clock_khz = 0;  // cudaDevAttrMemoryClockRate
-  int memory_bus_bits = 0;   // cudaDevAttrGlobalMemoryBusWidth
-  std::string driver;        // driver version string, e.g. "580.159.04"
+  std::size_t shared_mem_per_sm = 0;
+  bool cluster_launch = false;  // thread-block clusters (compute capability 9.0 and newer)
+  int memory_clock_khz = 0;     // cudaDevAttrMemoryClockRate
+  int memory_bus_bits = 0;      // cudaDevAttrGlobalMemoryBusWidth
+  std::string driver;           // driver version string, e.g. "580.159.04"
   int cuda_runtime_version = 0;
   int cuda_driver_version = 0;
 

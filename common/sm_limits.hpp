@@ -8,12 +8,16 @@
 
 namespace common {
 
-// Threads and blocks one SM holds for compute capability `arch` (75, 80, 86, 89, 90, ...).
-constexpr int max_threads_for_arch(int arch) {
-  return arch < 80 ? 1024 : (arch == 86 || arch == 89 || arch >= 120) ? 1536 : 2048;
-}
+// Threads and blocks one SM holds for compute capability `arch` (75, 80, 86, 89, 90, ...):
+// 2,048 threads and 32 blocks on the data-centre parts (8.0, 9.0, 10.0, 10.3), 1,024 and 16
+// on 7.5, 1,536 and 16 on 8.6 to 8.8, 1,536 and 24 on 8.9, 11.0 and 12.x (and, until the
+// table says otherwise, on newer ones: the smaller limits are the safe guess, since ptxas
+// refuses a bound an SM cannot hold). tests/host/test_sm_limits.py checks these against
+// ptxas for every architecture the installed nvcc knows.
+constexpr bool full_size_sm(int arch) { return arch == 80 || arch == 90 || arch == 100 || arch == 103; }
+constexpr int max_threads_for_arch(int arch) { return arch < 80 ? 1024 : full_size_sm(arch) ? 2048 : 1536; }
 constexpr int max_blocks_for_arch(int arch) {
-  return (arch < 80 || arch == 86 || arch == 87) ? 16 : (arch == 89 || arch >= 120) ? 24 : 32;
+  return full_size_sm(arch) ? 32 : (arch < 80 || (arch >= 86 && arch <= 88)) ? 16 : 24;
 }
 
 #ifdef __CUDA_ARCH__

@@ -153,14 +153,8 @@ GpuTeam::GpuTeam(const TeamSetup& setup) : setup_(setup) {
     CUDA_CHECK(cudaDeviceCanAccessPeer(&to, 0, g));
     CUDA_CHECK(cudaDeviceCanAccessPeer(&from, g, 0));
     if (to == 0 || from == 0) continue;
-    for (const auto& [self, peer] : {std::pair{0, g}, std::pair{g, 0}}) {
-      set_device(self);
-      const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-      if (e == cudaErrorPeerAccessAlreadyEnabled)
-        (void)cudaGetLastError();
-      else
-        CUDA_CHECK(e);
-    }
+    enable_peer(0, g);
+    enable_peer(g, 0);
     gpu(g).peer_with_0 = true;
   }
 }
@@ -466,7 +460,7 @@ double GpuTeam::one_repetition(Method m, bool gated) {
     Gpu& p = gpu(g);
     set_device(g);
     if (p.flusher) p.flusher->flush(p.stream.get());
-    if (gated) gate_.enqueue(p.stream.get(), ticket);
+    if (gated) gate_.enqueue(p.stream.get(), ticket, g);
     CUDA_CHECK(cudaEventRecord(p.start.get(), p.stream.get()));
   }
   enqueue(m);
@@ -474,7 +468,7 @@ double GpuTeam::one_repetition(Method m, bool gated) {
     set_device(g);
     CUDA_CHECK(cudaEventRecord(gpu(g).stop.get(), gpu(g).stream.get()));
   }
-  if (gated) gate_.open(ticket);
+  if (gated) gate_.open(ticket, count());
   double slowest = 0.0;
   for (int g = 0; g < count(); ++g) {
     set_device(g);

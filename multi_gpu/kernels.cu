@@ -2,6 +2,10 @@
 
 #include "cuda_check.hpp"
 
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
 namespace multi_gpu {
 namespace {
 
@@ -17,9 +21,12 @@ __device__ unsigned long long global_ns() {
   return t;
 }
 
-// The host writes `open` over PCIe; a volatile load reads it afresh on every pass.
-__global__ void wait_at_gate(const volatile unsigned* open, unsigned ticket, unsigned* gave_up,
-                             unsigned long long limit_ns) {
+// Says it has arrived (a store to host memory), then waits: the host writes `open` over
+// PCIe, and a volatile load reads it afresh on every pass.
+__global__ void wait_at_gate(const volatile unsigned* open, volatile unsigned* arrived, unsigned ticket,
+                             unsigned* gave_up, unsigned long long limit_ns) {
+  *arrived = ticket;
+  __threadfence_system();
   const unsigned long long start = global_ns();
   while (*open < ticket) {
     if (global_ns() - start > limit_ns) {
@@ -45,10 +52,9 @@ void launch_add_in_rank_order(const float* partials, int count, float* out, cuda
 
 StartGate::StartGate() {
   void* p = nullptr;
-  CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+  CUDA_CHECK(cudaHostAlloc(&p, kGateWords * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
   host_ = static_cast<unsigned*>(p);
-  host_[0] = 0;
-  host_[1] = 0;
+  for (int i = 0; i < kGateWords; ++i) host_[i] = 0;
   void* d = nullptr;
   CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
   device_ = static_cast<unsigned*>(d);
@@ -61,8 +67,9 @@ StartGate::~StartGate() {
   if (owned_ && host_ != nullptr) cudaFreeHost(host_);  // no throw from a destructor
 }
 
-void StartGate::enqueue(cudaStream_t stream, unsigned ticket, unsigned limit_ms) {
-  wait_at_gate<<<1, 1, 0, stream>>>(device_, ticket, device_ + 1,
+void StartGate::enqueue(cudaStream_t stream, unsigned ticket, int slot, unsigned limit_ms) {
+  if (slot < 0) throw std::logic_error("a start gate slot below 0: " + std::to_string(slot));
+  wait_at_gate<<<1, 1, 0, stream>>>(device_, device_ + 2 + slot % kGateSlots, ticket, device_ + 1,
                                     static_cast<unsigned long long>(limit_ms) * 1000000ull);
   CUDA_CHECK_LAUNCH();
 }
@@ -72,7 +79,13 @@ void launch_spin(unsigned long long ns, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-void StartGate::open(unsigned ticket) { __atomic_store_n(&host_[0], ticket, __ATOMIC_SEQ_CST); }
+void StartGate::open(unsigned ticket, int slots, unsigned limit_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  for (int s = 0; s < slots && s < kGateSlots; ++s)
+    while (__atomic_load_n(&host_[2 + s], __ATOMIC_SEQ_CST) < ticket && std::chrono::steady_clock::now() < deadline) {
+    }
+  __atomic_store_n(&host_[0], ticket, __ATOMIC_SEQ_CST);
+}
 
 bool StartGate::gave_up() const { return __atomic_load_n(&host_[1], __ATOMIC_SEQ_CST) != 0; }
 

@@ -168,8 +168,9 @@ std::vector<int> rank_counts(const Options& opt, const World& w) {
 // The start gate of multi_gpu_sum (kernels.hpp), across the processes of a node: its two
 // words live in a page the node's processes share (MPI_Win_allocate_shared), registered
 // in every process as mapped memory its GPU polls. Once every rank of the team has
-// enqueued a repetition (MPI_Barrier), the team's lowest rank on each node stores the
-// ticket once and every GPU of that node starts; nodes start one barrier apart. Where
+// enqueued a repetition (MPI_Barrier), the team's lowest rank on each node waits until
+// each of the node's GPUs is at its gate (an arrival word per rank), stores the ticket
+// once and every GPU of that node starts; nodes start one barrier apart. Where
 // the page cannot be registered (on any rank), each rank polls a word of its own and
 // opens it after the barrier, so the ranks start one barrier apart.
 class NodeGate {
@@ -186,10 +187,8 @@ class NodeGate {
     const auto aligned = (address + static_cast<std::uintptr_t>(page) - 1) / static_cast<std::uintptr_t>(page) *
                          static_cast<std::uintptr_t>(page);
     page_ = reinterpret_cast<unsigned*>(aligned);
-    if (w.local_rank == 0) {
-      page_[0] = 0;
-      page_[1] = 0;
-    }
+    if (w.local_rank == 0)
+      for (int i = 0; i < multi_gpu::kGateWords; ++i) page_[i] = 0;
     MPI_Barrier(w.node);
     int ok = cudaHostRegister(page_, static_cast<std::size_t>(page),
                               cudaHostRegisterMapped | cudaHostRegisterPortable) == cudaSuccess
@@ -235,6 +234,8 @@ struct Team {
   int rank = 0;
   int size = 1;
   bool opener = true;  // opens the gate: the team's lowest rank on its node (every rank without a shared gate)
+  int gate_slot = 0;   // this rank's arrival slot at its node's gate
+  int gate_slots = 1;  // the slots the opener waits for (the team's ranks on its node)
 };
 
 // Times the method as multi_gpu_sum does, every rank of the team at once.
@@ -252,12 +253,12 @@ multi_gpu::TimedOutcome time_row(multi_gpu::RankGpu& gpu, multi_gpu::Method m, c
     const auto t0 = std::chrono::steady_clock::now();
     ++ticket;
     gpu.flush_l2();
-    if (out.gated) gate.gate().enqueue(gpu.stream(), ticket);
+    if (out.gated) gate.gate().enqueue(gpu.stream(), ticket, team.gate_slot);
     gpu.record_start();
     gpu.enqueue(m);
     gpu.record_stop();
     MPI_Barrier(team.comm);  // every rank has enqueued its repetition
-    if (out.gated && team.opener) gate.gate().open(ticket);
+    if (out.gated && team.opener) gate.gate().open(ticket, team.gate_slots);
     const double mine[2] = {gpu.elapsed_us(), out.gated && gate.gate().gave_up() ? 1.0 : 0.0};
     double worst[2] = {0.0, 0.0};
     MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, team.comm);
@@ -424,9 +425,13 @@ int run(const Options& opt, const World& w, const std::vector<int>& counts, mult
       MPI_Comm node_team = MPI_COMM_NULL;
       MPI_Comm_split_type(team.comm, MPI_COMM_TYPE_SHARED, team.rank, MPI_INFO_NULL, &node_team);
       int node_rank = 0;
+      int node_size = 1;
       MPI_Comm_rank(node_team, &node_rank);
+      MPI_Comm_size(node_team, &node_size);
       MPI_Comm_free(&node_team);
       team.opener = !gate.shared() || node_rank == 0;
+      team.gate_slot = gate.shared() ? node_rank : 0;
+      team.gate_slots = gate.shared() ? node_size : 1;
       gpu.join(count, team.rank, id);
 
       for (const std::uint64_t n : multi_gpu::sizes_for(opt, count)) {

@@ -61,6 +61,9 @@
 #include "primitives.cuh"
 #include "verify.hpp"
 
+#include <set>
+#include <utility>
+
 namespace multi_gpu {
 namespace {
 
@@ -216,6 +219,24 @@ void launch_peer_exchange(const float* partial, float* out, const PeerView& view
   CUDA_CHECK_LAUNCH();
 }
 
+void enable_peer(int self, int peer) {
+  // Access stays enabled for the life of the process, so each pair is enabled once: a
+  // second cudaDeviceEnablePeerAccess would fail (cudaErrorPeerAccessAlreadyEnabled),
+  // which compute-sanitizer reports as an error even when it is cleared.
+  static std::set<std::pair<int, int>> enabled;
+  if (enabled.count({self, peer}) != 0) return;
+  int current = 0;
+  CUDA_CHECK(cudaGetDevice(&current));
+  CUDA_CHECK(cudaSetDevice(self));
+  const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled)
+    (void)cudaGetLastError();  // enabled by code outside this file
+  else
+    CUDA_CHECK(e);
+  CUDA_CHECK(cudaSetDevice(current));
+  enabled.insert({self, peer});
+}
+
 std::string enable_peer_access(const std::vector<int>& devices) {
   if (devices.size() > static_cast<std::size_t>(kMostPeerGpus))
     return "the peer-store combine takes at most " + std::to_string(kMostPeerGpus) + " GPUs, not " +
@@ -233,12 +254,7 @@ std::string enable_peer_access(const std::vector<int>& devices) {
                   "'s memory (cudaDeviceCanAccessPeer)";
         break;
       }
-      CUDA_CHECK(cudaSetDevice(self));
-      const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-      if (e == cudaErrorPeerAccessAlreadyEnabled)
-        (void)cudaGetLastError();
-      else
-        CUDA_CHECK(e);
+      enable_peer(self, peer);
     }
     if (!problem.empty()) break;
   }

@@ -61,6 +61,9 @@ void launch_peer_sum(const float* in, std::size_t n, const PeerSumPlan& plan, vo
 void launch_peer_exchange(const float* partial, float* out, const PeerView& view, const PeerLaunch& launch,
                           cudaStream_t stream);
 
+// Enables GPU `self`'s access to GPU `peer`'s memory (CUDA ordinals), once per process.
+void enable_peer(int self, int peer);
+
 // Enables peer access both ways between every pair of `devices` (CUDA ordinals); returns
 // "" when every pair has it, else one sentence naming a pair that cannot (or saying the
 // team is larger than kMostPeerGpus). Access already enabled is fine.

@@ -61,7 +61,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   LaunchPlan p;
   const int per_sm = with_block_size(
       "13", block, [](auto b) { return blocks_per_sm(last_block_sum<decltype(b)::value>, decltype(b)::value); });
-  p.grid = ticket_grid(n, block, per_sm, device.sm_count);
+  p.grid = ticket_grid(device, n, block, per_sm);
   p.scratch_bytes = kPartialsOffset + p.grid * sizeof(float);
   p.zero_scratch_once = true;
   // An element passes through its thread's accumulator (its share of the chunk, which

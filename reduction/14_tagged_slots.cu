@@ -99,7 +99,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   }
   const int per_sm = with_block_size(
       "14", block, [](auto k) { return blocks_per_sm(tagged_sum<decltype(k)::value>, decltype(k)::value); });
-  p.grid = ticket_grid(n, block, per_sm, device.sm_count);
+  p.grid = ticket_grid(device, n, block, per_sm);
   p.scratch_bytes = kSlotsOffset + p.grid * sizeof(unsigned long long);
   p.zero_scratch_once = true;
   // As stage 13 (the same loads and trees).

@@ -453,13 +453,10 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   }
   int per_sm = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled_sum<true>, block, 0));
-  const std::size_t resident =
-      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(device.sm_count);
-  // As many teams as fit, or fewer when that evens out the tiles per team (`rounds` each,
-  // or one fewer); only the last block may hold a team with no tile.
-  const std::size_t per_block = static_cast<std::size_t>(block / kTeam);
-  const std::size_t rounds = div_up(tile_count(n), resident * per_block);
-  const std::size_t grid = std::max<std::size_t>(1, div_up(div_up(tile_count(n), rounds), per_block));
+  // As many teams as one wave holds, or fewer when that evens out the tiles per team
+  // (launch_shape.hpp).
+  const std::size_t grid =
+      shape::team_grid(device, block, per_sm, tile_count(n), static_cast<std::size_t>(block / kTeam));
   p.grid = static_cast<unsigned>(grid);
   p.scratch_bytes = scratch_bytes_for(n);
   p.zero_scratch_once = true;  // the ticket and counter start at zero and every launch leaves them there

@@ -126,9 +126,7 @@ LaunchPlan plan(std::size_t n, int block, const common::DeviceInfo& device) {
   // number of whole rounds. (Measured on an H200: that grid wins at 2^23, is level at 2^24
   // and 2^25, and loses from 2^26, where the blocks it drops cost more; chapter 18.)
   const std::size_t b = static_cast<std::size_t>(block);
-  const std::size_t resident = resident_grid(per_sm, device.sm_count, n, b * kUnroll * 4);
-  const std::size_t rounds = ceil_div(n / 4, resident * b * kUnroll);
-  p.grid = static_cast<unsigned>(rounds > kRoundedUpTo ? resident : ceil_div(n / 4, rounds * b * kUnroll));
+  p.grid = shape::stream_order_grid(device, n, block, per_sm, kUnroll, kRoundedUpTo);
   p.scratch_bytes = kSlotsOffset + p.grid * sizeof(unsigned long long);
   p.zero_scratch_once = true;
   // A thread's chain (at most n / (grid x block) elements, two of them inside a float4

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "grid.hpp"
+#include "launch_shape.hpp"
 
 namespace reduction {
 
@@ -256,13 +257,19 @@ inline std::size_t chunk_vectors(const float* in, std::size_t n, unsigned grid, 
 // resident blocks per SM, from the occupancy API, capped at kTargetThreadsPerSm), but
 // no more than give every thread kMinVectorsPerThread float4s. Chapter 13 explains the
 // cap, and the shapes experiment (experiments/notes/90_lab_notes.md) measures other grids.
-constexpr int kTargetThreadsPerSm = 1536;
-constexpr int kMinVectorsPerThread = 2;
+// The arithmetic is shape::ticket_grid (launch_shape.hpp), a host function of the device.
+using shape::kMinVectorsPerThread;
+using shape::kTargetThreadsPerSm;
 
+inline unsigned ticket_grid(const common::DeviceInfo& device, std::size_t n, int block, int per_sm) {
+  return shape::ticket_grid(device, n, block, per_sm);
+}
+
+// The same where only the SM count is known (the SM's limits then bound nothing).
 inline unsigned ticket_grid(std::size_t n, int block, int per_sm, int sm_count) {
-  const int target = std::max(kTargetThreadsPerSm / block, 1);
-  const std::size_t per_block = static_cast<std::size_t>(block) * kMinVectorsPerThread * 4;
-  return static_cast<unsigned>(resident_grid(std::min(per_sm, target), sm_count, n, per_block));
+  common::DeviceInfo device;
+  device.sm_count = sm_count;
+  return shape::ticket_grid(device, n, block, per_sm);
 }
 
 }  // namespace reduction

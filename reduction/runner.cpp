@@ -15,6 +15,8 @@
 #include "device_buffer.hpp"
 #include "device_info.hpp"
 #include "inputs.hpp"
+#include "kernel_image.hpp"
+#include "launch_shape.hpp"
 #include "measure.hpp"
 #include "output.hpp"
 #include "prepared_stage.hpp"
@@ -230,7 +232,14 @@ int run(const Options& opt) {
     std::cout << "sweep of " << sizes.size() << " sizes from " << common::format_count(sizes.front()) << " to "
               << common::format_count(sizes.back()) << ", ";
   std::cout << opt.pattern << " inputs (seed " << opt.seed << "), median of up to " << opt.timing.reps
-            << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true) << "\n\n";
+            << " repetitions per row, L2 " << common::l2_state(opt.warm_l2, opt.flush, true) << "\n";
+  // On a GPU or build without clusters, say which path stage 15 takes instead.
+  for (const Stage* s : opt.selected)
+    if (std::string(s->id) == "one_cluster") {
+      const std::string why = shape::cluster_refusal(device, common::build_arch());
+      if (!why.empty()) std::cout << "Note: " << why << "\n";
+    }
+  std::cout << "\n";
 
   const bool sweep = !opt.sweep.empty();
   common::TablePrinter table(std::cout, table_columns(sweep));

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 import sys
 
-import output_files  # scripts/output_files.py: checked first, then written whole
 import result_files  # scripts/result_files.py: reads the exports, writes the CSV
 
 # Every metric here is a count (or a duration): a row's kernels are summed.
@@ -71,12 +70,8 @@ COLUMNS = [
 ]
 
 
-class AccessNcuError(Exception):
+class AccessNcuError(result_files.ResultFileError):
     """A malformed or incomplete input; the message names the file and the problem."""
-
-
-def number(text: str, where: str) -> float:
-    return result_files.ncu_number(text, where, AccessNcuError)
 
 
 def read_keys(path: str) -> list[str]:
@@ -104,31 +99,15 @@ def row_of(kernel: str, keys: set[str]) -> str | None:
 
 def read_export(path: str, keys: list[str]) -> dict[str, dict[str, float]]:
     """The summed metrics of each row's kernels, and the kernel count under 'kernels'."""
-    start, rows = result_files.ncu_table(path, AccessNcuError)
-    header, units = rows[0], rows[1] if len(rows) > 1 else []
-    missing = [m for m in ["Kernel Name"] + METRICS if m not in header]
-    if missing:
-        raise AccessNcuError(f"{path}: columns missing from the export: {', '.join(missing)}")
-    col = {name: i for i, name in enumerate(header)}
     wanted = set(keys)
     sums: dict[str, dict[str, float]] = {}
-    for line_no, row in enumerate(rows[2:], start=start + 3):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise AccessNcuError(f"{path}:{line_no}: {len(row)} fields where the header has {len(header)}")
-        key = row_of(row[col["Kernel Name"]], wanted)
+    for _, name, values in result_files.ncu_kernels(path, METRICS, AccessNcuError):
+        key = row_of(name, wanted)
         if key is None:
             continue
         total = sums.setdefault(key, {"kernels": 0.0})
         total["kernels"] += 1
-        for m in METRICS:
-            v = number(row[col[m]], f"{path}:{line_no} {m}")
-            if m == "gpu__time_duration.sum":
-                unit = units[col[m]].strip() if col[m] < len(units) else "ns"
-                if unit and unit not in result_files.NCU_TIME_UNITS:
-                    raise AccessNcuError(f"{path}: unexpected unit '{unit}' for {m}")
-                v *= result_files.NCU_TIME_UNITS.get(unit, 1.0)
+        for m, v in values.items():
             total[m] = total.get(m, 0.0) + (0.0 if math.isnan(v) else v)
     absent = [k for k in keys if k not in sums]
     if absent:
@@ -166,68 +145,26 @@ def summarize(program: str, key: str, m: dict[str, float]) -> dict[str, object]:
     }
 
 
-def cell(value: object, decimals: int | None) -> str:
-    if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.{decimals}f}"
-    return str(value)
-
-
 def render(rows: list[dict[str, object]]) -> str:
-    out = [" ".join(name[:w].rjust(w) if d is not None else name[:w].ljust(w) for name, w, d, _ in COLUMNS)]
-    for r in rows:
-        out.append(" ".join(cell(r[name], d).rjust(w) if d is not None else cell(r[name], d).ljust(w)
-                            for name, w, d, _ in COLUMNS))
-    out.append("")
-    out += [f"  {name}: {what}" for name, _, _, what in COLUMNS]
-    return "\n".join(out)
+    table = result_files.text_table([(name, name[:w], w, d) for name, w, d, _ in COLUMNS], rows)
+    return table + "\n\n" + "\n".join(f"  {name}: {what}" for name, _, _, what in COLUMNS)
 
 
-def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
-    return result_files.csv_text([c[0] for c in COLUMNS], rows, meta)
+def rows_of(spec: str) -> list[dict[str, object]]:
+    program, sep, files = spec.partition("=")
+    keys_path, sep2, export = files.partition(":")
+    if not (sep and sep2 and program and keys_path and export):
+        raise AccessNcuError(f"'{spec}' is not PROGRAM=KEYS:EXPORT")
+    keys = read_keys(keys_path)
+    sums = read_export(export, keys)
+    return [summarize(program, k, sums[k]) for k in keys]
 
 
 def main(argv: list[str]) -> int:
-    if "--metrics" in argv:
-        print(",".join(METRICS))
-        return 0
-    p = output_files.Parser(prog="access_ncu.py",
-                            description="Sectors per request and wavefronts per instruction per row.")
-    p.add_argument("inputs", nargs="+", metavar="PROGRAM=KEYS:EXPORT")
-    p.add_argument("--out", required=True, help="the CSV to write")
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="a metadata line for the CSV")
-    p.add_argument("--metrics", action="store_true", help="print the metric list, comma-separated, and exit")
-    args = p.parse_args(argv)
-    problem = output_files.problem(args.out, "--out")
-    if problem:
-        print(f"access_ncu.py: {problem}", file=sys.stderr)
-        return 2
-    rows = []
-    errors = []
-    meta = []
-    for m in args.meta:
-        k, sep, v = m.partition("=")
-        if not sep or not k:
-            print(f"access_ncu.py: --meta '{m}' is not KEY=VALUE", file=sys.stderr)
-            return 2
-        meta.append((k, v))
     # A program whose export is broken is reported and left out; the others are written.
-    for spec in args.inputs:
-        try:
-            program, sep, files = spec.partition("=")
-            keys_path, sep2, export = files.partition(":")
-            if not (sep and sep2 and program and keys_path and export):
-                raise AccessNcuError(f"'{spec}' is not PROGRAM=KEYS:EXPORT")
-            keys = read_keys(keys_path)
-            sums = read_export(export, keys)
-            rows += [summarize(program, k, sums[k]) for k in keys]
-        except AccessNcuError as e:
-            errors.append(str(e))
-    for e in errors:
-        print(f"access_ncu.py: {e}", file=sys.stderr)
-    if rows:
-        print(render(rows))
-        output_files.write(args.out, to_csv(rows, meta))
-    return 2 if errors or not rows else 0
+    return result_files.ncu_main(argv, "access_ncu.py", "Sectors per request and wavefronts per instruction per row.",
+                                 METRICS, "PROGRAM=KEYS:EXPORT", rows_of, render, [c[0] for c in COLUMNS],
+                                 out_required=True, keep_going=True)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-import output_files  # scripts/output_files.py: checked, then written whole
 import result_files  # scripts/result_files.py: reads the exports, writes the CSV
 
 
-class NcuTableError(Exception):
+class NcuTableError(result_files.ResultFileError):
     """A malformed or incomplete ncu export; the message names the file and the problem."""
 
 
@@ -91,9 +90,6 @@ COLUMNS = [
     ("main_kernel", "longest kernel", 0, None, "", "Kernel Name of the longest kernel"),
 ]
 
-UNIT_SCALE_TO_BYTE = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
-
-
 @dataclass
 class Kernel:
     name: str
@@ -102,37 +98,7 @@ class Kernel:
 
 def read_export(path: str) -> list[Kernel]:
     """The kernels of one `ncu --csv --page raw` export, their values in ns and bytes."""
-    start, rows = result_files.ncu_table(path, NcuTableError)
-    header = rows[0]
-    if len(rows) < 2:
-        raise NcuTableError(f"{path}: the table has no units line")
-    units = rows[1]
-    if "Kernel Name" not in header:
-        raise NcuTableError(f"{path}: no 'Kernel Name' column")
-    missing = [m for m in METRIC_NAMES if m not in header]
-    if missing:
-        raise NcuTableError(f"{path}: metrics missing from the export: {', '.join(missing)}")
-    col = {name: i for i, name in enumerate(header)}
-    kernels = []
-    for line_no, row in enumerate(rows[2:], start=start + 3):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise NcuTableError(f"{path}:{line_no}: {len(row)} fields where the header has {len(header)}")
-        k = Kernel(name=row[col["Kernel Name"]])
-        for m in METRIC_NAMES:
-            v = result_files.ncu_number(row[col[m]], f"{path}:{line_no} {m}", NcuTableError)
-            unit = units[col[m]].strip() if col[m] < len(units) else ""
-            if m == "gpu__time_duration.sum" and unit:
-                if unit not in result_files.NCU_TIME_UNITS:
-                    raise NcuTableError(f"{path}: unexpected unit '{unit}' for {m}")
-                v *= result_files.NCU_TIME_UNITS[unit]
-            if m == "dram__bytes_read.sum" and unit:
-                if unit not in UNIT_SCALE_TO_BYTE:
-                    raise NcuTableError(f"{path}: unexpected unit '{unit}' for {m}")
-                v *= UNIT_SCALE_TO_BYTE[unit]
-            k.values[m] = v
-        kernels.append(k)
+    kernels = [Kernel(name, values) for _, name, values in result_files.ncu_kernels(path, METRIC_NAMES, NcuTableError)]
     if not kernels:
         raise NcuTableError(f"{path}: the export lists no kernels (was the NVTX range or kernel filter right?)")
     return kernels
@@ -214,35 +180,12 @@ def summarize(item: str, kernels: list[Kernel]) -> dict[str, object]:
     }
 
 
-def fmt(value: object, decimals: int | None) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and math.isnan(value):
-        return "n/a"
-    if decimals is None:
-        return str(value)
-    return f"{value:.{decimals}f}"
-
-
 def render_table(rows: list[dict[str, object]]) -> str:
-    out = []
-    header = []
-    for name, title, width, _, _, _ in COLUMNS:
-        header.append(title.ljust(width) if name in ("item", "occupancy_limiter", "main_kernel") else title.rjust(width))
-    out.append(" ".join(header).rstrip())
-    out.append("-" * len(out[0]))
-    for r in rows:
-        cells = []
-        for name, _, width, decimals, _, _ in COLUMNS:
-            text = fmt(r[name], decimals)
-            cells.append(text.ljust(width) if name in ("item", "occupancy_limiter", "main_kernel") else text.rjust(width))
-        out.append(" ".join(cells).rstrip())
+    out = [result_files.text_table([(name, title, width, decimals) for name, title, width, decimals, _, _ in COLUMNS],
+                                   rows, rule=True)]
     out.append("")
     out.append("What each column is, and the nvprof metric it replaces:")
     for name, title, _, _, nvprof, source in COLUMNS[1:]:
-        if name == "main_kernel":
-            out.append(f"  {title:<14} {source}")
-            continue
         out.append(f"  {title:<14} {source}" + (f"  [nvprof: {nvprof}]" if nvprof else ""))
     out.append("Several kernels of one stage: times, bytes and conflicts summed; percentages weighted by time;")
     out.append("registers the largest; theoretical occupancy and limiter from the longest kernel.")
@@ -253,45 +196,17 @@ def to_csv(rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
     return result_files.csv_text([c[0] for c in COLUMNS], rows, meta)
 
 
+def rows_of(spec: str) -> list[dict[str, object]]:
+    item, sep, path = spec.partition("=")
+    if not sep or not item or not path:
+        raise NcuTableError(f"'{spec}' is not ITEM=FILE")
+    return [summarize(item, read_export(path))]
+
+
 def main(argv: list[str]) -> int:
-    p = output_files.Parser(prog="ncu_table.py", description="One row per stage from ncu raw-page CSV exports.")
-    p.add_argument("exports", nargs="+", metavar="ITEM=FILE", help="a stage's name and its ncu export")
-    p.add_argument("--out", help="write the rows as CSV here (with --meta lines first)")
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="a metadata line for the CSV")
-    p.add_argument("--metrics", action="store_true", help="print the metric list, comma-separated, and exit")
-    if "--metrics" in argv:
-        print(",".join(METRIC_NAMES))
-        return 0
-    args = p.parse_args(argv)
-    if args.out is not None:
-        problem = output_files.problem(args.out, "--out")
-        if problem:
-            print(f"ncu_table: {problem}", file=sys.stderr)
-            return 2
-    rows = []
-    try:
-        for spec in args.exports:
-            item, sep, path = spec.partition("=")
-            if not sep or not item or not path:
-                raise NcuTableError(f"'{spec}' is not ITEM=FILE")
-            rows.append(summarize(item, read_export(path)))
-        meta = []
-        for m in args.meta:
-            k, sep, v = m.partition("=")
-            if not sep or not k:
-                raise NcuTableError(f"--meta '{m}' is not KEY=VALUE")
-            meta.append((k, v))
-    except NcuTableError as e:
-        print(f"ncu_table: {e}", file=sys.stderr)
-        return 2
-    print(render_table(rows))
-    if args.out is not None:
-        try:
-            output_files.write(args.out, to_csv(rows, meta))
-        except OSError as e:
-            print(f"ncu_table: cannot write '{args.out}': {e.strerror or e}.", file=sys.stderr)
-            return 1
-    return 0
+    return result_files.ncu_main(argv, "ncu_table.py", "One row per stage from ncu raw-page CSV exports.",
+                                 METRIC_NAMES, "ITEM=FILE", rows_of, render_table, [c[0] for c in COLUMNS],
+                                 out_required=False, keep_going=False)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -173,6 +174,12 @@ class Parser(argparse.ArgumentParser):
     """argparse with the programs' refusal: "PROG: MESSAGE (see --help)." and exit 2."""
 
     def error(self, message):
+        # argparse's wording, in the programs' (common/cli.cpp): "unknown option '--x'",
+        # "--n needs a value".
+        unknown = re.fullmatch(r"unrecognized arguments: (\S+).*", message)
+        if unknown:
+            message = f"unknown option '{unknown.group(1)}'"
+        message = re.sub(r"^argument (\S+?)(/\S+)?: expected one argument$", r"\1 needs a value", message)
         print(f"{self.prog}: {message} (see --help).", file=sys.stderr)
         sys.exit(2)
 

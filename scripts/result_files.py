@@ -9,8 +9,11 @@ Two kinds of file:
   Used by update_docs.py (tables and numbers in the docs), plot.py and plot_access.py
   (figures), diagrams.py, ncu_table.py and access_ncu.py (their CSVs).
 - an Nsight Compute raw-page export (`ncu --import R.ncu-rep --csv --page raw
-  --print-units base`): ncu_table() finds its table and ncu_number() reads its values.
-  Used by ncu_table.py and access_ncu.py.
+  --print-units base`): ncu_kernels() reads the values of a list of metrics for every
+  kernel (durations in ns, bytes in bytes), through ncu_table() (the table) and
+  ncu_number() (one value). ncu_main() is the command line both metric tables share
+  (ncu_table.py and access_ncu.py: --out, --meta, --metrics, the printed table and the
+  CSV); each passes its metric list, its columns and how it turns exports into rows.
 
 Every problem raises ResultFileError (or MissingFile for a results CSV that does not
 exist), whose message is one sentence naming the file.
@@ -22,6 +25,7 @@ import csv
 import io
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,25 +148,28 @@ def read_table(path: str, required: list[str]) -> ResultFile:
     return result
 
 
-def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]]) -> str:
+def csv_text(names: list[str], rows: list[dict[str, object]], meta: list[tuple[str, str]],
+             number: str = ".6g") -> str:
     """The rows as a results CSV with the columns `names`, after one "# key: value" line per
-    metadata pair: floats with six significant digits, NaN as an empty cell."""
+    metadata pair: floats in the format `number` (six significant digits), NaN and None as
+    an empty cell."""
     buf = io.StringIO()
     for k, v in meta:
         buf.write(f"# {k}: {v}\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(names)
     for r in rows:
-        w.writerow(["" if isinstance(r[n], float) and math.isnan(r[n]) else
-                    (f"{r[n]:.6g}" if isinstance(r[n], float) else r[n]) for n in names])
+        w.writerow(["" if r[n] is None or (isinstance(r[n], float) and math.isnan(r[n])) else
+                    (format(r[n], number) if isinstance(r[n], float) else r[n]) for n in names])
     return buf.getvalue()
 
 
 # ---- Nsight Compute raw-page exports -----------------------------------------------
 
-# Duration units ncu may print in the units line, as nanoseconds.
+# Duration units ncu may print in the units line, as nanoseconds; byte units, as bytes.
 NCU_TIME_UNITS = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
                   "second": 1e9, "s": 1e9}
+NCU_BYTE_UNITS = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
 def ncu_table(path: str, error: type[Exception] = ResultFileError) -> tuple[int, list[list[str]]]:
@@ -191,3 +198,113 @@ def ncu_number(text: str, where: str, error: type[Exception] = ResultFileError) 
         return float(t)
     except ValueError:
         raise error(f"{where}: '{text}' is not a number") from None
+
+
+def ncu_kernels(path: str, metrics: list[str], error: type[Exception] = ResultFileError
+                ) -> list[tuple[int, str, dict[str, float]]]:
+    """(line number, kernel name, {metric: value}) for every kernel of an export, in its
+    order: a duration (gpu__time_duration) in ns and a byte count in bytes, whatever unit
+    the units line gives; 'n/a' as NaN. A missing metric, a short row or an unknown unit
+    raises `error` naming the file."""
+    start, rows = ncu_table(path, error)
+    header = rows[0]
+    if len(rows) < 2:
+        raise error(f"{path}: the table has no units line")
+    units = rows[1]
+    if "Kernel Name" not in header:
+        raise error(f"{path}: no 'Kernel Name' column")
+    missing = [m for m in metrics if m not in header]
+    if missing:
+        raise error(f"{path}: metrics missing from the export: {', '.join(missing)}")
+    col = {name: i for i, name in enumerate(header)}
+    scales = {}
+    for m in metrics:
+        unit = units[col[m]].strip() if col[m] < len(units) else ""
+        table = NCU_TIME_UNITS if "time_duration" in m else NCU_BYTE_UNITS if "bytes" in m else None
+        if table is not None and unit and unit not in table:
+            raise error(f"{path}: unexpected unit '{unit}' for {m}")
+        scales[m] = table.get(unit, 1.0) if table is not None else 1.0
+    kernels = []
+    for line_no, row in enumerate(rows[2:], start=start + 3):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise error(f"{path}:{line_no}: {len(row)} fields where the header has {len(header)}")
+        values = {m: ncu_number(row[col[m]], f"{path}:{line_no} {m}", error) * scales[m] for m in metrics}
+        kernels.append((line_no, row[col["Kernel Name"]], values))
+    return kernels
+
+
+def text_table(columns: list[tuple[str, str, int, int | None]], rows: list[dict[str, object]],
+               rule: bool = False) -> str:
+    """Rows as fixed-width text: columns are (key, title, width, decimals); a column without
+    decimals is text, left-aligned; a number is right-aligned, NaN as n/a. `rule` puts a line
+    of dashes under the titles."""
+
+    def cell(value: object, decimals: int | None) -> str:
+        if isinstance(value, float) and math.isnan(value):
+            return "n/a"
+        if decimals is None or isinstance(value, str):
+            return str(value)
+        return f"{value:.{decimals}f}"
+
+    def line(cells: list[str]) -> str:
+        return " ".join(c.ljust(w) if d is None else c.rjust(w)
+                        for c, (_, _, w, d) in zip(cells, columns)).rstrip()
+
+    out = [line([title for _, title, _, _ in columns])]
+    if rule:
+        out.append("-" * len(out[0]))
+    out += [line([cell(r[key], d) for key, _, _, d in columns]) for r in rows]
+    return "\n".join(out)
+
+
+def ncu_main(argv: list[str], prog: str, description: str, metrics: list[str], input_metavar: str,
+             rows_of, render, columns: list[str], out_required: bool, keep_going: bool) -> int:
+    """The command line of a metric table: `--metrics` prints the metric list for ncu; each
+    input becomes rows through rows_of(input) (raising ResultFileError); render(rows) is
+    printed and the rows written to --out as a results CSV with the columns `columns`, after
+    the --meta KEY=VALUE lines. With keep_going, an input that fails is reported and left out
+    (exit 2), the others written. --out is checked before anything is read and written
+    through a new file beside it, renamed into place."""
+    import output_files  # scripts/output_files.py (imported here: it imports nothing of this module)
+
+    if "--metrics" in argv:
+        print(",".join(metrics))
+        return 0
+    p = output_files.Parser(prog=prog, description=description)
+    p.add_argument("inputs", nargs="+", metavar=input_metavar)
+    p.add_argument("--out", required=out_required, help="write the rows as CSV here (with --meta lines first)")
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="a metadata line for the CSV")
+    p.add_argument("--metrics", action="store_true", help="print the metric list, comma-separated, and exit")
+    args = p.parse_args(argv)
+    if args.out is not None:
+        problem = output_files.problem(args.out, "--out")
+        if problem:
+            return output_files.refuse(prog, problem)
+    meta = []
+    for m in args.meta:
+        k, sep, v = m.partition("=")
+        if not sep or not k:
+            return output_files.refuse(prog, f"--meta '{m}' is not KEY=VALUE")
+        meta.append((k, v))
+    rows, errors = [], []
+    for spec in args.inputs:
+        try:
+            rows += rows_of(spec)
+        except ResultFileError as e:
+            if not keep_going:
+                return output_files.refuse(prog, str(e))
+            errors.append(str(e))
+    for e in errors:
+        output_files.refuse(prog, e)
+    if not rows:
+        return 2
+    print(render(rows))
+    if args.out is not None:
+        try:
+            output_files.write(args.out, csv_text(columns, rows, meta))
+        except OSError as e:
+            print(f"{prog}: cannot write '{args.out}': {e.strerror or e}.", file=sys.stderr)
+            return 1
+    return 2 if errors else 0

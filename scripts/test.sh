@@ -4,12 +4,13 @@
 #   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -L host
 #   PRESET=ci scripts/test.sh                through a CMake preset (CI: warnings are errors)
 #
-# It sets itself up first. The tests need Catch2 (found by CMake) and matplotlib (for the
-# python3 on PATH). When one is missing it installs it:
-#   1. with apt-get (catch2, and python3-matplotlib when python3 is the system's) when
-#      it runs as root or has passwordless sudo;
+# It sets itself up first. The tests need Catch2 (found by CMake), and matplotlib, pandas
+# and pytest (for the python3 on PATH: the figures, the docs generator, the Python tests).
+# When one is missing it installs it:
+#   1. with apt-get (catch2, and python3-matplotlib, python3-pandas and python3-pytest when
+#      python3 is the system's) when it runs as root or has passwordless sudo;
 #   2. otherwise, where the network allows, Catch2 through CMake's download
-#      (REDUCTION_FETCH_CATCH2=ON) and matplotlib with pip install --user;
+#      (REDUCTION_FETCH_CATCH2=ON) and the Python packages with pip install --user;
 #   3. otherwise it stops, exit 2, with one sentence naming what is missing, why it
 #      could not be installed, and the command that installs it. Nothing is built.
 # REDUCTION_NO_INSTALL=1 skips 1 and 2 (nothing is installed or downloaded).
@@ -102,20 +103,25 @@ catch2_found() {
   rm -rf "$probe"
   return "$rc"
 }
-matplotlib_found() { "$python" -c 'import matplotlib' >/dev/null 2>&1; }
+# The Python packages the tests import (Debian's python3-NAME), those missing on one line.
+python_modules="pandas pytest matplotlib"
+missing_modules() {
+  local m found=()
+  for m in $python_modules; do "$python" -c "import $m" >/dev/null 2>&1 || found+=("$m"); done
+  echo "${found[*]:-}"
+}
 
 python=$(command -v python3 || echo python3)
-# Debian's python3-matplotlib serves the system python3 only (prefix /usr), not a pyenv
+# Debian's python3-matplotlib (python3-pandas, python3-pytest) serves the system python3 only (prefix /usr), not a pyenv
 # or virtual-environment one.
 system_python=0
 if [ "$("$python" -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ]; then system_python=1; fi
 
 need_catch2=1
-need_matplotlib=1
 if catch2_found; then need_catch2=0; fi
-if matplotlib_found; then need_matplotlib=0; fi
+need_python=$(missing_modules)
 reasons=() # why what is missing could not be installed
-missing() { [ $((need_catch2 + need_matplotlib)) -gt 0 ]; }
+missing() { [ "$need_catch2" -eq 1 ] || [ -n "$need_python" ]; }
 
 # 1. apt-get, as root or with passwordless sudo.
 if missing && [ -n "${REDUCTION_NO_INSTALL:-}" ]; then
@@ -133,20 +139,22 @@ elif missing; then
   fi
   packages=()
   [ "$need_catch2" -eq 0 ] || packages+=(catch2)
-  [ "$need_matplotlib" -eq 0 ] || [ "$system_python" -eq 0 ] || packages+=(python3-matplotlib)
+  if [ -n "$need_python" ] && [ "$system_python" -eq 1 ]; then
+    for m in $need_python; do packages+=("python3-$m"); done
+  fi
   if [ "$sudo_prefix" != none ] && [ ${#packages[@]} -gt 0 ]; then
     echo "$program: installing ${packages[*]} for the tests (apt-get)" >&2
     # shellcheck disable=SC2086
     if $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
       $sudo_prefix env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >&2; then
       if catch2_found; then need_catch2=0; fi
-      if matplotlib_found; then need_matplotlib=0; fi
+      need_python=$(missing_modules)
     else
       reasons+=("apt-get install ${packages[*]} failed")
     fi
   fi
 
-  # 2. Downloads, where the network allows: Catch2 through CMake, matplotlib with pip.
+  # 2. Downloads, where the network allows: Catch2 through CMake, the Python packages with pip.
   if [ "$need_catch2" -eq 1 ]; then
     if ! command -v git >/dev/null 2>&1; then
       reasons+=("there is no git to download Catch2 with")
@@ -159,17 +167,15 @@ elif missing; then
       reasons+=("github.com cannot be reached to download Catch2")
     fi
   fi
-  if [ "$need_matplotlib" -eq 1 ]; then
+  if [ -n "$need_python" ]; then
     if ! "$python" -m pip --version >/dev/null 2>&1; then
       reasons+=("$python has no pip")
     else
-      echo "$program: installing matplotlib for $python (pip install --user)" >&2
-      if "$python" -m pip install --user --quiet --retries 1 --timeout 30 matplotlib >/dev/null 2>&1 &&
-        matplotlib_found; then
-        need_matplotlib=0
-      else
-        reasons+=("pip install --user matplotlib failed")
-      fi
+      echo "$program: installing $need_python for $python (pip install --user)" >&2
+      # shellcheck disable=SC2086
+      "$python" -m pip install --user --quiet --retries 1 --timeout 30 $need_python >/dev/null 2>&1 || true
+      if [ -n "$(missing_modules)" ]; then reasons+=("pip install --user $need_python failed"); fi
+      need_python=$(missing_modules)
     fi
   fi
 fi
@@ -179,16 +185,19 @@ if missing; then
   packages=()
   commands=()
   [ "$need_catch2" -eq 0 ] || packages+=(catch2)
-  if [ "$need_matplotlib" -eq 1 ] && [ "$system_python" -eq 1 ]; then packages+=(python3-matplotlib); fi
-  [ ${#packages[@]} -eq 0 ] || commands+=("'sudo apt-get install ${packages[*]}'")
-  if [ "$need_matplotlib" -eq 1 ] && [ "$system_python" -eq 0 ]; then commands+=("'$python -m pip install matplotlib'"); fi
-  if [ "$need_catch2" -eq 1 ] && [ "$need_matplotlib" -eq 1 ]; then
-    what="Catch2 and matplotlib (for $python), which are"
-  elif [ "$need_catch2" -eq 1 ]; then
-    what="Catch2, which is"
-  else
-    what="matplotlib (for $python), which is"
+  if [ -n "$need_python" ] && [ "$system_python" -eq 1 ]; then
+    for m in $need_python; do packages+=("python3-$m"); done
   fi
+  [ ${#packages[@]} -eq 0 ] || commands+=("'sudo apt-get install ${packages[*]}'")
+  if [ -n "$need_python" ] && [ "$system_python" -eq 0 ]; then commands+=("'$python -m pip install $need_python'"); fi
+  names=()
+  [ "$need_catch2" -eq 0 ] || names+=(Catch2)
+  # shellcheck disable=SC2206
+  names+=($need_python)
+  what=${names[0]}
+  for ((k = 1; k < ${#names[@]}; k++)); do what+=$([ $k -eq $((${#names[@]} - 1)) ] && echo " and " || echo ", ")${names[$k]}; done
+  [ -z "$need_python" ] || what+=" (for $python)"
+  if [ ${#names[@]} -gt 1 ]; then what+=", which are"; else what+=", which is"; fi
   why=$(
     IFS=';'
     echo "${reasons[*]}" | sed 's/;/; /g'

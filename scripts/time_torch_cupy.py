@@ -17,10 +17,8 @@ A library that is not installed is skipped with a sentence; with neither, nothin
 written. Exit codes: 0 done, 1 a row failed its check, 2 bad usage (nothing written),
 3 no CUDA device.
 
-usage: time_torch_cupy.py [--n N | --sweep LO:HI[:F]] [--libs torch,cupy] [--reps R]
-                          [--min-reps R] [--budget-ms MS] [--warm-l2] [--seed S]
-                          [--device D] [--csv FILE]
 """
+import argparse
 import datetime
 import math
 import os
@@ -30,9 +28,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import output_files  # noqa: E402  scripts/output_files.py: the scripts' output checks and whole-file writes
+import result_files  # noqa: E402  scripts/result_files.py: the runner's CSV format
 
 PROGRAM = "time_torch_cupy.py"
-EXIT_USAGE = 2
 EXIT_NO_DEVICE = 3
 LIBRARIES = ("torch", "cupy")
 
@@ -40,22 +38,6 @@ LIBRARIES = ("torch", "cupy")
 COLUMNS = ("n", "key", "id", "stage", "kind", "block", "grid", "reps", "median_us", "min_us", "max_us", "gbs",
            "pct_peak", "speedup_vs_01", "vs_previous", "vs_cub", "result", "reference", "abs_error", "rel_error",
            "tolerance", "check", "deterministic", "single_launch", "book_v100_ms")
-
-USAGE = __doc__[__doc__.index("usage:"):].rstrip() + """
-
-options:
-  --n N             elements to sum (default 2^24): 16777216, 2^24, 16M or 64MiB
-  --sweep LO:HI[:F] every size from LO to HI, multiplying by F (default 2)
-  --libs LIST       libraries to time, comma-separated: torch, cupy (default both)
-  --reps R          repetitions wanted per row (default 100)
-  --min-reps R      never fewer repetitions, whatever the budget (default 3)
-  --budget-ms MS    wall-clock budget per row in milliseconds (default 1000)
-  --warm-l2         do not flush the L2 before each repetition
-  --seed S          seed of the inputs (default 1)
-  --device D        CUDA device ordinal (default 0)
-  --csv FILE        write every column and the run's metadata as CSV
-  -h, --help        this text"""
-
 
 class UsageError(Exception):
     """One sentence naming the bad value and what is allowed."""
@@ -140,73 +122,47 @@ def format_count(n):
     return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else str(n)
 
 
-def output_problem(path):
-    """'' when path can be written as the CSV, else one sentence saying why not."""
-    return output_files.problem(path, "--csv")
+def build_parser():
+    p = output_files.Parser(prog=PROGRAM, description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", help="elements to sum (default 2^24): 16777216, 2^24, 16M or 64MiB")
+    p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
+    p.add_argument("--libs", metavar="LIST", default=",".join(LIBRARIES),
+                   help="libraries to time, comma-separated: torch, cupy (default both)")
+    p.add_argument("--reps", metavar="R", default="100", help="repetitions wanted per row (default 100)")
+    p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
+    p.add_argument("--budget-ms", metavar="MS", default="1000", help="wall-clock budget per row in ms (default 1000)")
+    p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
+    p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
+    p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
+    p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
+    return p
 
 
 def parse_args(argv):
-    """The options as a dict, None for --help; raises UsageError."""
-    opt = {"sizes": [1 << 24], "libs": list(LIBRARIES), "reps": 100, "min_reps": 3, "budget_ms": 1000.0,
-           "warm_l2": False, "seed": 1, "device": 0, "csv": ""}
-    given = set()
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("-h", "--help"):
-            return None
-        name, eq, inline = arg.partition("=")
-        if name == "--warm-l2":
-            if eq:
-                raise UsageError("--warm-l2 takes no value.")
-            opt["warm_l2"] = True
-            given.add(name)
-            i += 1
-            continue
-        takes_value = ("--n", "--sweep", "--libs", "--reps", "--min-reps", "--budget-ms", "--seed", "--device",
-                       "--csv")
-        if name not in takes_value:
-            raise UsageError(f"unknown option '{arg}' (see {PROGRAM} --help).")
-        if eq:
-            value = inline
-        elif i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 1
-        else:
-            raise UsageError(f"{name} needs a value (see {PROGRAM} --help).")
-        i += 1
-        given.add(name)
-        if name == "--n":
-            opt["sizes"] = [parse_count(value, "--n")]
-        elif name == "--sweep":
-            opt["sizes"] = parse_sweep(value)
-        elif name == "--libs":
-            libs = [x for x in value.split(",") if x]
-            bad = [x for x in libs if x not in LIBRARIES]
-            if not libs or bad:
-                raise UsageError(f"--libs '{value}': write torch, cupy or torch,cupy.")
-            opt["libs"] = list(dict.fromkeys(libs))
-        elif name == "--reps":
-            opt["reps"] = parse_int(value, "--reps", 1, 100000)
-        elif name == "--min-reps":
-            opt["min_reps"] = parse_int(value, "--min-reps", 1, 100000)
-        elif name == "--budget-ms":
-            opt["budget_ms"] = parse_double(value, "--budget-ms", 1, 3600000)
-        elif name == "--seed":
-            opt["seed"] = parse_int(value, "--seed", 0, (1 << 64) - 1)
-        elif name == "--device":
-            opt["device"] = parse_int(value, "--device", 0, 1023)
-        elif name == "--csv":
-            problem = output_problem(value)
-            if problem:
-                raise UsageError(problem)
-            opt["csv"] = value
-    if "--n" in given and "--sweep" in given:
+    """The options as a dict; raises UsageError (argparse itself exits 2 on its own errors
+    and 0 after --help)."""
+    a = build_parser().parse_args(argv)
+    if a.n is not None and a.sweep is not None:
         raise UsageError("--n and --sweep cannot be combined: --sweep gives the sizes, so drop one of them.")
-    if "--min-reps" in given and opt["min_reps"] > opt["reps"]:
-        raise UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
-    if "--min-reps" not in given:
-        opt["min_reps"] = min(opt["min_reps"], opt["reps"])
+    libs = [x for x in a.libs.split(",") if x]
+    if not libs or any(x not in LIBRARIES for x in libs):
+        raise UsageError(f"--libs '{a.libs}': write torch, cupy or torch,cupy.")
+    opt = {"sizes": parse_sweep(a.sweep) if a.sweep is not None else [parse_count(a.n or "2^24", "--n")],
+           "libs": list(dict.fromkeys(libs)), "reps": parse_int(a.reps, "--reps", 1, 100000),
+           "budget_ms": parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
+           "seed": parse_int(a.seed, "--seed", 0, (1 << 64) - 1), "device": parse_int(a.device, "--device", 0, 1023),
+           "csv": a.csv or ""}
+    if a.min_reps is None:
+        opt["min_reps"] = min(3, opt["reps"])
+    else:
+        opt["min_reps"] = parse_int(a.min_reps, "--min-reps", 1, 100000)
+        if opt["min_reps"] > opt["reps"]:
+            raise UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
+    if a.csv is not None:
+        problem = output_files.problem(a.csv, "--csv")
+        if problem:
+            raise UsageError(problem)
     return opt
 
 
@@ -291,33 +247,10 @@ def median(values):
 
 # ---------------------------------------------------------------- output (common/output.cpp)
 
-def exact_number(v):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    return format(float(v), ".10g")
-
-
-def csv_escape(s):
-    s = str(s)
-    if not any(c in s for c in ',"\n'):
-        return s
-    return '"' + s.replace('"', '""') + '"'
-
-
 def to_csv(meta, records):
-    """'# key: value' lines, the header, one line per record (a dict over COLUMNS)."""
-    lines = [f"# {k}: {v}" for k, v in meta]
-    if records:
-        lines.append(",".join(COLUMNS))
-        for r in records:
-            lines.append(",".join(exact_number(r[c]) if isinstance(r[c], (int, float)) or r[c] is None
-                                  else csv_escape(r[c]) for c in COLUMNS))
-    return "\n".join(lines) + "\n"
-
-
-def write_file_atomically(path, text):
-    """The text written whole: a new file beside `path`, renamed into place."""
-    output_files.write(path, text)
+    """'# key: value' lines, the runner's header, one line per record (a dict over COLUMNS);
+    numbers with ten significant digits, as the runner writes them."""
+    return result_files.csv_text(list(COLUMNS), records, meta, number=".10g")
 
 
 def make_record(n, key, title, reps_text, times_us, result, ref, verdict, errors, peak_gbs):
@@ -547,11 +480,7 @@ def main(argv):
     try:
         opt = parse_args(argv)
     except UsageError as e:
-        print(f"{PROGRAM}: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    if opt is None:
-        print(USAGE)
-        return 0
+        return output_files.refuse(PROGRAM, str(e))
     try:
         import numpy  # noqa: F401  (needed for the inputs)
     except ImportError:
@@ -600,7 +529,7 @@ def main(argv):
         records += recs
         all_ok = all_ok and ok
     if opt["csv"]:
-        write_file_atomically(opt["csv"], to_csv(meta, records))
+        output_files.write(opt["csv"], to_csv(meta, records))
     if not all_ok:
         print("\nSome rows FAILED their check.")
     return 0 if all_ok else 1

@@ -9,7 +9,7 @@ and a missing file or a row it cannot place is refused with exit code 2.
 scripts/profile.sh --program access_NN_name with a stand-in ncu: the rows come from the
 program's --list, each is profiled through its NVTX range, an unknown row is refused.
 
-usage: test_access_scripts.py REPOSITORY_ROOT BUILD_DIR
+usage: python3 -m pytest tests/host/test_access_scripts.py --build-dir BUILD_DIR
 """
 import csv
 import io
@@ -20,21 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-if len(sys.argv) != 3:
-    sys.exit("usage: test_access_scripts.py REPOSITORY_ROOT BUILD_DIR")
-ROOT = Path(sys.argv[1]).resolve()
-BUILD = Path(sys.argv[2]).resolve()
+import pytest
+
+from conftest import ROOT
+from host_checks import named_check as check  # noqa: E402
 SCRIPT = ROOT / "scripts" / "access_ncu.py"
 METRICS = subprocess.run([sys.executable, str(SCRIPT), "--metrics"], capture_output=True, text=True,
                          check=True).stdout.strip().split(",")
-
-failures = []
-
-
-def check(name, ok, detail=""):
-    if not ok:
-        failures.append(f"{name}: {detail}")
-
 
 def export(kernels):
     """An ncu raw-page CSV: kernels is a list of (name, {metric: value}); unset metrics are 0."""
@@ -63,42 +55,43 @@ def run(tmp, keys, text, *extra):
     return p.returncode, p.stderr, rows, out
 
 
-with tempfile.TemporaryDirectory() as d:
-    tmp = Path(d)
-    ld = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
-    sect = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-    good = export([
-        ("fill_words", {ld: 999, sect: 1}),  # outside every row: left out
-        ("stride-1", {ld: 100, sect: 400, "dram__sectors_read.sum": 400, "gpu__time_duration.sum": 2000}),
-        ("two-kernels", {ld: 100, sect: 400, "smsp__inst_executed_op_shared_ld.sum": 10,
-                         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 20}),
-        ("two-kernels", {ld: 100, sect: 3200, "smsp__inst_executed_op_shared_ld.sum": 10,
-                         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 40}),
-    ])
-    rc, err, rows, out = run(tmp, ["stride-1", "two-kernels"], good)
-    check("exit 0 on a good export", rc == 0, err)
-    check("one row per key, in key order", [r["key"] for r in rows] == ["stride-1", "two-kernels"], rows)
-    if len(rows) == 2:
-        a, b = rows
-        check("sectors per request", a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", a)
-        check("duration in us", a["duration_us"] == "2", a)
-        check("dram MB = sectors x 32", a["dram_read_mb"] == "0.0128", a)
-        check("a row's kernels are summed", b["kernels"] == "2" and b["ld_sectors_per_request"] == "18", b)
-        check("wavefronts per instruction", b["smem_ld_wavefronts_per_inst"] == "3", b)
-        check("no shared loads: empty, not zero", a["smem_ld_wavefronts_per_inst"] == "", a)
-        check("the program column", a["program"] == "01_prog", a)
-    check("metadata lines", out.exists() and "# device: Test GPU" in out.read_text(), "")
+def test_access_ncu():
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        ld = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+        sect = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+        good = export([
+            ("fill_words", {ld: 999, sect: 1}),  # outside every row: left out
+            ("stride-1", {ld: 100, sect: 400, "dram__sectors_read.sum": 400, "gpu__time_duration.sum": 2000}),
+            ("two-kernels", {ld: 100, sect: 400, "smsp__inst_executed_op_shared_ld.sum": 10,
+                             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 20}),
+            ("two-kernels", {ld: 100, sect: 3200, "smsp__inst_executed_op_shared_ld.sum": 10,
+                             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 40}),
+        ])
+        rc, err, rows, out = run(tmp, ["stride-1", "two-kernels"], good)
+        check("exit 0 on a good export", rc == 0, err)
+        check("one row per key, in key order", [r["key"] for r in rows] == ["stride-1", "two-kernels"], rows)
+        if len(rows) == 2:
+            a, b = rows
+            check("sectors per request", a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", a)
+            check("duration in us", a["duration_us"] == "2", a)
+            check("dram MB = sectors x 32", a["dram_read_mb"] == "0.0128", a)
+            check("a row's kernels are summed", b["kernels"] == "2" and b["ld_sectors_per_request"] == "18", b)
+            check("wavefronts per instruction", b["smem_ld_wavefronts_per_inst"] == "3", b)
+            check("no shared loads: empty, not zero", a["smem_ld_wavefronts_per_inst"] == "", a)
+            check("the program column", a["program"] == "01_prog", a)
+        check("metadata lines", out.exists() and "# device: Test GPU" in out.read_text(), "")
 
-    rc, err, rows, _ = run(tmp, ["stride-1", "stride-2"], good)
-    check("a row with no kernel: exit 2", rc == 2 and "stride-2" in err, err)
-    rc, err, _, _ = run(tmp, ["stride-1"], good.replace("dram__sectors_write.sum", "something_else"))
-    check("a missing metric: exit 2", rc == 2 and "dram__sectors_write.sum" in err, err)
-    rc, err, _, _ = run(tmp, ["stride-1"], good + '"7","stride-1"\n')
-    check("a short line: exit 2", rc == 2 and "fields" in err, err)
-    rc, err, _, _ = run(tmp, ["stride-1"], "nothing here\n")
-    check("no table: exit 2", rc == 2 and "no ncu raw-page table" in err, err)
-    rc, err, _, _ = run(tmp, ["stride-1"], good, "--meta", "novalue")
-    check("bad --meta: exit 2", rc == 2 and "KEY=VALUE" in err, err)
+        rc, err, rows, _ = run(tmp, ["stride-1", "stride-2"], good)
+        check("a row with no kernel: exit 2", rc == 2 and "stride-2" in err, err)
+        rc, err, _, _ = run(tmp, ["stride-1"], good.replace("dram__sectors_write.sum", "something_else"))
+        check("a missing metric: exit 2", rc == 2 and "dram__sectors_write.sum" in err, err)
+        rc, err, _, _ = run(tmp, ["stride-1"], good + '"7","stride-1"\n')
+        check("a short line: exit 2", rc == 2 and "fields" in err, err)
+        rc, err, _, _ = run(tmp, ["stride-1"], "nothing here\n")
+        check("no table: exit 2", rc == 2 and "no ncu raw-page table" in err, err)
+        rc, err, _, _ = run(tmp, ["stride-1"], good, "--meta", "novalue")
+        check("bad --meta: exit 2", rc == 2 and "KEY=VALUE" in err, err)
 
 
 # ---- scripts/plot_access.py ----------------------------------------------------------
@@ -128,81 +121,82 @@ def plot(results, *extra):
                           text=True)
 
 
-with tempfile.TemporaryDirectory() as d:
-    tmp = Path(d)
-    (tmp / "access_01_stride_offset.csv").write_text(stride_csv())
-    (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
-    p = plot(tmp, "--out", str(tmp / "figs"))
-    check("plot_access.py: exit 0", p.returncode == 0, p.stderr)
-    for name in ("access_stride.png", "access_banks.png"):
-        f = tmp / "figs" / name
-        check(f"plot_access.py draws {name}", f.is_file() and f.read_bytes()[:4] == b"\x89PNG", str(f))
+def test_plot_access():
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        (tmp / "access_01_stride_offset.csv").write_text(stride_csv())
+        (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
+        p = plot(tmp, "--out", str(tmp / "figs"))
+        check("plot_access.py: exit 0", p.returncode == 0, p.stderr)
+        for name in ("access_stride.png", "access_banks.png"):
+            f = tmp / "figs" / name
+            check(f"plot_access.py draws {name}", f.is_file() and f.read_bytes()[:4] == b"\x89PNG", str(f))
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import plot_access  # noqa: E402
-    t = plot_access.read_table(str(tmp / "access_01_stride_offset.csv"), plot_access.STRIDE_COLUMNS)
-    data = plot_access.stride_data(t)
-    check("stride data sorted by stride", [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], data)
-    check("the random row", data["random"] == 300 and len(data["offsets"]) == 32, data)
-    b = plot_access.bank_data(plot_access.read_table(str(tmp / "access_05_bank_padding.csv"), plot_access.BANK_COLUMNS))
-    check("bank data: the stride-1 time scales the prediction", b["base_us"] == 100 and len(b["series"][1]) == 33, b)
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import plot_access  # noqa: E402
+        t = plot_access.read_table(str(tmp / "access_01_stride_offset.csv"), plot_access.STRIDE_COLUMNS)
+        data = plot_access.stride_data(t)
+        check("stride data sorted by stride", [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], data)
+        check("the random row", data["random"] == 300 and len(data["offsets"]) == 32, data)
+        b = plot_access.bank_data(plot_access.read_table(str(tmp / "access_05_bank_padding.csv"), plot_access.BANK_COLUMNS))
+        check("bank data: the stride-1 time scales the prediction", b["base_us"] == 100 and len(b["series"][1]) == 33, b)
 
-    (tmp / "access_05_bank_padding.csv").unlink()
-    p = plot(tmp)
-    check("plot_access.py: a missing CSV is exit 2", p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr,
-          p.stderr)
-    (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
-    (tmp / "access_01_stride_offset.csv").write_text(stride_csv().replace("random,random", "random,diagonal"))
-    p = plot(tmp)
-    check("plot_access.py: an unknown map is exit 2", p.returncode == 2 and "diagonal" in p.stderr, p.stderr)
+        (tmp / "access_05_bank_padding.csv").unlink()
+        p = plot(tmp)
+        check("plot_access.py: a missing CSV is exit 2", p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr,
+              p.stderr)
+        (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
+        (tmp / "access_01_stride_offset.csv").write_text(stride_csv().replace("random,random", "random,diagonal"))
+        p = plot(tmp)
+        check("plot_access.py: an unknown map is exit 2", p.returncode == 2 and "diagonal" in p.stderr, p.stderr)
 
 
 # ---- scripts/profile.sh --program access_NN_name ---------------------------------------
 
-PROGRAM = BUILD / "access_patterns" / "01_stride_offset"
-check("the program profile.sh needs is built", PROGRAM.is_file(), str(PROGRAM))
-with tempfile.TemporaryDirectory() as d:
-    tmp = Path(d)
-    log = tmp / "ncu_args.txt"
-    fake = tmp / "ncu"
-    fixture = ROOT / "tests" / "host" / "data" / "ncu_raw_two_kernels.csv"
-    # A stand-in ncu: records each call's arguments, writes -o BASE.ncu-rep, exports the fixture.
-    fake.write_text(f"""#!/usr/bin/env bash
-case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac
-echo "$*" >> "{log}"
-for a in "$@"; do [ "$a" = --import ] && {{ cat "{fixture}"; exit 0; }}; done
-while [ $# -gt 0 ]; do [ "$1" = -o ] && {{ : > "$2.ncu-rep"; }}; shift; done
-exit 0
-""")
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    # profile.sh asks nvidia-smi for a GPU before it writes anything: a stand-in finds one.
-    (tmp / "bin").mkdir()
-    (tmp / "bin" / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA Stand-in'\n")
-    (tmp / "bin" / "nvidia-smi").chmod(0o755)
-    env = dict(os.environ, NCU=str(fake), REDUCTION_COMMIT="abc123",
-               PATH=str(tmp / "bin") + os.pathsep + os.environ["PATH"])
-    args = ["bash", str(ROOT / "scripts" / "profile.sh"), "--program", "access_01_stride_offset", "--build", str(BUILD),
-            "--out", str(tmp / "out")]
-    p = subprocess.run(args + ["stride-2", "offset-3", "--n", "2^20"], capture_output=True, text=True, env=env,
-                       timeout=300)
-    check("profile.sh access: exit 0", p.returncode == 0, p.stderr[-600:])
-    calls = log.read_text().splitlines() if log.exists() else []
-    profiled = [c for c in calls if "--import" not in c]
-    check("profile.sh access: one ncu run per row, through its NVTX range and --only", len(profiled) == 2
-          and "--nvtx-include stride-2/" in profiled[0] and "--only stride-2 --n 2^20 --run-once" in profiled[0]
-          and "--nvtx-include offset-3/" in profiled[1], "\n".join(calls))
-    table = tmp / "out" / "ncu_metrics_access_01_stride_offset.csv"
-    rows = list(csv.DictReader(l for l in table.read_text().splitlines() if not l.startswith("#"))) \
-        if table.exists() else []
-    check("profile.sh access: the table has the two rows", [r["item"] for r in rows] == ["stride-2", "offset-3"], rows)
-    p = subprocess.run(args + ["stride-3"], capture_output=True, text=True, env=env, timeout=300)
-    check("profile.sh access: an unknown row is exit 2", p.returncode == 2 and "stride-3" in p.stderr, p.stderr)
-    p = subprocess.run(args[:3] + ["access_99_nothing"] + args[4:], capture_output=True, text=True, env=env,
-                       timeout=300)
-    check("profile.sh access: a program that is not built is exit 2", p.returncode == 2 and "not found" in p.stderr,
-          p.stderr)
+def test_profile_access(build_dir):
+    PROGRAM = build_dir / "access_patterns" / "01_stride_offset"
+    check("the program profile.sh needs is built", PROGRAM.is_file(), str(PROGRAM))
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        log = tmp / "ncu_args.txt"
+        fake = tmp / "ncu"
+        fixture = ROOT / "tests" / "host" / "data" / "ncu_raw_two_kernels.csv"
+        # A stand-in ncu: records each call's arguments, writes -o BASE.ncu-rep, exports the fixture.
+        fake.write_text(f"""#!/usr/bin/env bash
+    case "$1" in --version) echo "Version 2099.1"; exit 0 ;; esac
+    echo "$*" >> "{log}"
+    for a in "$@"; do [ "$a" = --import ] && {{ cat "{fixture}"; exit 0; }}; done
+    while [ $# -gt 0 ]; do [ "$1" = -o ] && {{ : > "$2.ncu-rep"; }}; shift; done
+    exit 0
+    """)
+        fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+        # profile.sh asks nvidia-smi for a GPU before it writes anything: a stand-in finds one.
+        (tmp / "bin").mkdir()
+        (tmp / "bin" / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA Stand-in'\n")
+        (tmp / "bin" / "nvidia-smi").chmod(0o755)
+        env = dict(os.environ, NCU=str(fake), REDUCTION_COMMIT="abc123",
+                   PATH=str(tmp / "bin") + os.pathsep + os.environ["PATH"])
+        args = ["bash", str(ROOT / "scripts" / "profile.sh"), "--program", "access_01_stride_offset", "--build", str(build_dir),
+                "--out", str(tmp / "out")]
+        p = subprocess.run(args + ["stride-2", "offset-3", "--n", "2^20"], capture_output=True, text=True, env=env,
+                           timeout=300)
+        check("profile.sh access: exit 0", p.returncode == 0, p.stderr[-600:])
+        calls = log.read_text().splitlines() if log.exists() else []
+        profiled = [c for c in calls if "--import" not in c]
+        check("profile.sh access: one ncu run per row, through its NVTX range and --only", len(profiled) == 2
+              and "--nvtx-include stride-2/" in profiled[0] and "--only stride-2 --n 2^20 --run-once" in profiled[0]
+              and "--nvtx-include offset-3/" in profiled[1], "\n".join(calls))
+        table = tmp / "out" / "ncu_metrics_access_01_stride_offset.csv"
+        rows = list(csv.DictReader(l for l in table.read_text().splitlines() if not l.startswith("#"))) \
+            if table.exists() else []
+        check("profile.sh access: the table has the two rows", [r["item"] for r in rows] == ["stride-2", "offset-3"], rows)
+        p = subprocess.run(args + ["stride-3"], capture_output=True, text=True, env=env, timeout=300)
+        check("profile.sh access: an unknown row is exit 2", p.returncode == 2 and "stride-3" in p.stderr, p.stderr)
+        p = subprocess.run(args[:3] + ["access_99_nothing"] + args[4:], capture_output=True, text=True, env=env,
+                           timeout=300)
+        check("profile.sh access: a program that is not built is exit 2", p.returncode == 2 and "not found" in p.stderr,
+              p.stderr)
 
-for f in failures:
-    print("FAIL", f)
-print(f"test_access_scripts: {'all passed' if not failures else f'{len(failures)} failed'}")
-sys.exit(1 if failures else 0)
+
+if __name__ == "__main__":  # python3 tests/host/test_access_scripts.py --build-dir DIR: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider", *sys.argv[1:]]))

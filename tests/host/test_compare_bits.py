@@ -3,18 +3,17 @@
 refused; and the committed H200 and H100 sweeps give stage 16 the same bits wherever both
 hold it (skipped, and said so, while results/h100/sweep.csv does not exist).
 
-usage: test_compare_bits.py SOURCE_DIR
+usage: python3 -m pytest tests/host/test_compare_bits.py
 """
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]))
-SCRIPT = ROOT / "scripts" / "compare_bits.py"
-failures = []
+import pytest
 
+from conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "compare_bits.py"
 HEADER = "n,key,result\n"
 
 
@@ -26,43 +25,40 @@ def write(folder: Path, name: str, seed: str, rows: list[tuple[int, str, str]]) 
     return path
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
 
 
-def expect(what: str, got: int, wanted: int, out: str) -> None:
-    if got != wanted:
-        failures.append(f"{what}: exit {got}, expected {wanted}\n{out}")
+@pytest.fixture
+def a(tmp_path):
+    return write(tmp_path, "a.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.22583"), (2048, "cub", "1.0")])
 
 
-with tempfile.TemporaryDirectory() as d:
-    d = Path(d)
-    a = write(d, "a.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.22583"), (2048, "cub", "1.0")])
-    same = write(d, "same.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.22583")])
+def test_equal_sums(tmp_path, a):
+    r = run(a, write(tmp_path, "same.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.22583")]))
+    assert r.returncode == 0 and "2 of 2 sizes give the same bits" in r.stdout, r.stdout + r.stderr
+
+
+def test_one_ulp_apart(tmp_path, a):
     # 1032.2259 is the next float up from 1032.22583 (one unit in the last place).
-    other = write(d, "other.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.225952")])
-    seed2 = write(d, "seed2.csv", "2", [(1024, "16", "510.3042603")])
-    r = run(a, same)
-    expect("equal sums", r.returncode, 0, r.stdout + r.stderr)
-    if "2 of 2 sizes give the same bits" not in r.stdout:
-        failures.append(f"equal sums: no count line\n{r.stdout}")
-    r = run(a, other)
-    expect("one ulp apart", r.returncode, 1, r.stdout + r.stderr)
-    if " NO" not in r.stdout:
-        failures.append(f"one ulp apart: the differing size is not marked\n{r.stdout}")
-    r = run(a, seed2)
-    expect("different seeds", r.returncode, 2, r.stdout + r.stderr)
-    r = run(a, d / "missing.csv")
-    expect("missing file", r.returncode, 2, r.stdout + r.stderr)
+    r = run(a, write(tmp_path, "other.csv", "1", [(1024, "16", "510.3042603"), (2048, "16", "1032.225952")]))
+    assert r.returncode == 1 and " NO" in r.stdout, r.stdout + r.stderr
 
-h200, h100 = ROOT / "results/h200/sweep.csv", ROOT / "results/h100/sweep.csv"
-if h100.exists():
+
+def test_refusals(tmp_path, a):
+    r = run(a, write(tmp_path, "seed2.csv", "2", [(1024, "16", "510.3042603")]))
+    assert r.returncode == 2, "different seeds: " + r.stdout + r.stderr
+    r = run(a, tmp_path / "missing.csv")
+    assert r.returncode == 2, "a missing file: " + r.stdout + r.stderr
+
+
+def test_stage_16_on_the_h200_and_the_h100():
+    h200, h100 = ROOT / "results/h200/sweep.csv", ROOT / "results/h100/sweep.csv"
+    if not h100.exists():
+        pytest.skip(f"{h100.relative_to(ROOT)} does not exist yet: the cross-GPU check of the committed sweeps")
     r = run(h200, h100, "--key", "16")
-    expect("stage 16 on the H200 and the H100", r.returncode, 0, r.stdout + r.stderr)
-else:
-    print(f"note: {h100.relative_to(ROOT)} does not exist yet; the cross-GPU check of the committed sweeps did not run")
+    assert r.returncode == 0, r.stdout + r.stderr
 
-if failures:
-    print("\n".join(f"FAIL: {f}" for f in failures))
-    sys.exit(1)
-print("compare_bits: all checks passed")
+
+if __name__ == "__main__":  # python3 tests/host/test_compare_bits.py: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))

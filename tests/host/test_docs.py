@@ -6,8 +6,7 @@ baseline, mixed-precision variant and occupancy program is covered by a chapter,
 measured time is typed into the prose by hand. Then the generator itself, on small
 temporary CSVs, including its refusals.
 
-usage: test_docs.py [REPOSITORY_ROOT]      (default: two folders above this file)
-Prints one line per failure and a final "N passed, M failed"; exits 1 on any failure.
+usage: python3 -m pytest tests/host/test_docs.py     (the repository holding this file)
 """
 import io
 import os
@@ -17,7 +16,9 @@ import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]).resolve()
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "update_docs.py"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -602,6 +603,36 @@ def test_claims():
     box.close()
 
 
+def test_claim_lists_ranges_chains():
+    box = Sandbox()
+    box.doc(
+        "Size by size. <!-- claim: sweep.csv median_us[n=2^10..2^20,key=13] < median_us[key=cub] -->\n"
+        "A list. <!-- claim: sweep.csv vs_cub[n=1024|2^20,key=13] > 1.1 -->\n"
+        "A range. <!-- claim: r.csv 40 < gbs[key=01] <= 42 -->\n"
+        "Equal. <!-- claim: r.csv vs_cub[key=cub] == 1 -->\n"
+    )
+    rc, out, err = box.run("--check", "--stats")
+    check("claim forms: lists, ranges, chains and == hold", rc == 0 and "all 4 claims hold" in out, out + err)
+    check("claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1)",
+          re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, out)
+    for claim, needle in [
+        ("sweep.csv median_us[n=2^10|2^20,key=13] > median_us[key=cub]", "median_us[key=cub] = 4.8"),
+        ("r.csv 42 < gbs[key=01] < 50", "42 = 42, gbs[key=01] = 41.9"),
+        ("r.csv vs_cub[key=02] == 1", "vs_cub[key=02] = 0.5"),
+        ("sweep.csv median_us[n=2^10..2^20,key=13] <= 7", "= 7.2"),
+    ]:
+        box.doc(f"False. <!-- claim: {claim} -->\n")
+        rc, out, err = box.run("--check")
+        check(f"claim forms: {claim} fails (exit 1) naming the values", rc == 1 and needle in out, out + err)
+    expect_error("claim forms: both sides several rows, nothing to pair them by", box,
+                 "x <!-- claim: sweep.csv median_us[key=13] < median_us[key=cub] -->\n", "both sides select several rows")
+    expect_error("claim forms: a range of words", box,
+                 "x <!-- claim: sweep.csv median_us[n=a..b] < 1 -->\n", "must read A..B with two numbers")
+    expect_error("claim forms: a chain that ends in an operator", box,
+                 "x <!-- claim: r.csv 1 < gbs[key=01] < -->\n", "FILE LEFT OPERATOR RIGHT")
+    box.close()
+
+
 def test_helpers():
     check("format: pow2", docs.format_value("16777216", "pow2", "n", "") == "2^24")
     check("format: pow2 of a non-power", docs.format_value("1000", "pow2", "n", "") == "1000")
@@ -612,37 +643,5 @@ def test_helpers():
     check("markdown: a pipe in a cell is escaped", docs.markdown_cell("a|b") == "a\\|b")
 
 
-TESTS = [
-    test_helpers,
-    test_table_generation,
-    test_ranges_empty_cells_and_tiny_numbers,
-    test_sweep_and_pivot_views,
-    test_running_view,
-    test_inline_values_and_text_view,
-    test_check_reports_stale_parts,
-    test_refusals,
-    test_missing_result_file,
-    test_a_check_that_checks_nothing_fails,
-    test_rewriting_touches_no_other_file,
-    test_stage_list,
-    test_code_excerpts,
-    test_claims,
-    test_generated_parts_are_current,
-    test_links_and_images,
-    test_readme_lists_every_chapter,
-    test_every_stage_has_its_chapter,
-    test_other_programs_are_covered,
-    test_no_measured_numbers_in_prose,
-    test_markers_do_not_split_paragraphs,
-]
-
-for test in TESTS:
-    try:
-        test()
-    except Exception as e:  # a crash in a test is a failure, never a pass
-        failures.append(f"{test.__name__} raised {type(e).__name__}: {e}")
-
-for f in failures:
-    print("FAIL:", f)
-print(f"{host_checks.passed()} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+if __name__ == "__main__":  # python3 tests/host/test_docs.py: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))

@@ -4,19 +4,23 @@ the ladder) and an --out that cannot be written with a clear message and exit co
 and drawing the three figures. matplotlib is required (scripts/test.sh installs it):
 without it the drawing checks fail, they are never skipped.
 
-usage: test_plot.py SOURCE_DIR
+usage: python3 -m pytest tests/host/test_plot.py
 """
 import os
 import subprocess
 import sys
 import tempfile
 
-source_dir = sys.argv[1]
-sys.path.insert(0, os.path.join(source_dir, "scripts"))
-import plot  # noqa: E402
+import pytest
+
+from conftest import ROOT
+
+import plot  # noqa: E402  (scripts/ is on the path: conftest.py)
+
+source_dir = str(ROOT)
 
 plot_py = os.path.join(source_dir, "scripts", "plot.py")
-from host_checks import check, failures, finish  # noqa: E402
+from host_checks import check  # noqa: E402
 
 
 META = "# device: Test GPU\n# peak_gbs: 1000\n# n: 1024\n"
@@ -39,90 +43,93 @@ def write(directory, name, text):
     return path
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    ladder = write(tmp, "ladder.csv", LADDER)
-    sweep = write(tmp, "sweep.csv", SWEEP)
-    mixed = write(tmp, "mixed.csv", MIXED)
+def test_plot_script():
+    with tempfile.TemporaryDirectory() as tmp:
+        ladder = write(tmp, "ladder.csv", LADDER)
+        sweep = write(tmp, "sweep.csv", SWEEP)
+        mixed = write(tmp, "mixed.csv", MIXED)
 
-    d = plot.ladder_data(plot.read_table(ladder, plot.LADDER_COLUMNS))
-    check([b[1] for b in d["bars"]] == [100.0, 900.0, 880.0, 0.5], f"ladder bars in table order: {d['bars']}")
-    check(d["bars"][1][0] == "13  single pass, last block", "a quoted stage name with a comma is one field")
-    check([b[2] for b in d["bars"]] == [True, True, True, False], "no-bound rows are marked as not verified")
-    check(d["cub_gbs"] == 880.0 and d["peak_gbs"] == 1000.0, "CUB's and the peak's GB/s")
+        d = plot.ladder_data(plot.read_table(ladder, plot.LADDER_COLUMNS))
+        check([b[1] for b in d["bars"]] == [100.0, 900.0, 880.0, 0.5], f"ladder bars in table order: {d['bars']}")
+        check(d["bars"][1][0] == "13  single pass, last block", "a quoted stage name with a comma is one field")
+        check([b[2] for b in d["bars"]] == [True, True, True, False], "no-bound rows are marked as not verified")
+        check(d["cub_gbs"] == 880.0 and d["peak_gbs"] == 1000.0, "CUB's and the peak's GB/s")
 
-    s = plot.sweep_data(plot.read_table(sweep, plot.SWEEP_COLUMNS))
-    check(list(s["series"]) == ["13", "cub"], "one series per stage, in order of appearance")
-    check(s["series"]["13"]["points"] == [(1024.0, 10.0), (2048.0, 20.0)], "points sorted by n")
+        s = plot.sweep_data(plot.read_table(sweep, plot.SWEEP_COLUMNS))
+        check(list(s["series"]) == ["13", "cub"], "one series per stage, in order of appearance")
+        check(s["series"]["13"]["points"] == [(1024.0, 10.0), (2048.0, 20.0)], "points sorted by n")
 
-    m = plot.mixed_data(plot.read_table(mixed, plot.MIXED_COLUMNS))
-    check([p["intensity"] for p in m["points"]] == [0.25, 1.0], "2 operations per element pair over its bytes")
-    check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
-    check(m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known")
-    h200 = plot.mixed_data(plot.read_table(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200")),
-                                           plot.MIXED_COLUMNS))
-    check(h200["compute_gops"] == plot.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof")
+        m = plot.mixed_data(plot.read_table(mixed, plot.MIXED_COLUMNS))
+        check([p["intensity"] for p in m["points"]] == [0.25, 1.0], "2 operations per element pair over its bytes")
+        check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
+        check(m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known")
+        h200 = plot.mixed_data(plot.read_table(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200")),
+                                               plot.MIXED_COLUMNS))
+        check(h200["compute_gops"] == plot.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof")
 
-    # Errors: exit code 2 and one message naming the file and the problem.
-    def expect_error(name, text, needle, flag="--ladder"):
-        path = write(tmp, name, text) if text is not None else os.path.join(tmp, name)
-        args = [sys.executable, plot_py, "--out", os.path.join(tmp, "err"), "--ladder", ladder, "--sweep", sweep,
-                "--mixed", mixed, flag, path]
-        p = subprocess.run(args, capture_output=True, text=True)
-        check(p.returncode == 2, f"{name}: exit code {p.returncode}, expected 2 ({p.stderr.strip()})")
-        check(needle in p.stderr and path in p.stderr, f"{name}: stderr {p.stderr.strip()!r} lacks {needle!r}")
-        check(not os.path.exists(os.path.join(tmp, "err")), f"{name}: no figure is drawn when an input is bad")
+        # Errors: exit code 2 and one message naming the file and the problem.
+        def expect_error(name, text, needle, flag="--ladder"):
+            path = write(tmp, name, text) if text is not None else os.path.join(tmp, name)
+            args = [sys.executable, plot_py, "--out", os.path.join(tmp, "err"), "--ladder", ladder, "--sweep", sweep,
+                    "--mixed", mixed, flag, path]
+            p = subprocess.run(args, capture_output=True, text=True)
+            check(p.returncode == 2, f"{name}: exit code {p.returncode}, expected 2 ({p.stderr.strip()})")
+            check(needle in p.stderr and path in p.stderr, f"{name}: stderr {p.stderr.strip()!r} lacks {needle!r}")
+            check(not os.path.exists(os.path.join(tmp, "err")), f"{name}: no figure is drawn when an input is bad")
 
-    expect_error("missing.csv", None, "cannot read it")
-    expect_error("empty.csv", META, "it has no header row")
-    expect_error("header_only.csv", META + "key,id,stage,kind,gbs,check\n", "a header but no rows")
-    expect_error("no_gbs.csv", LADDER.replace(",gbs,", ",gbps,"), "missing column(s) gbs")
-    expect_error("text_gbs.csv", LADDER.replace(",900,", ",fast,"), "'fast', not a number")
-    expect_error("short_row.csv", LADDER + "02,shared,shared memory\n", "the row has 3 fields, the header 6")
-    expect_error("no_peak.csv", LADDER.replace("# peak_gbs: 1000\n", ""), "peak_gbs")
-    expect_error("no_cub.csv", "\n".join(l for l in LADDER.splitlines() if not l.startswith("cub")) + "\n",
-                 "no 'cub' row")
-    expect_error("bad_n.csv", SWEEP.replace("2048,13", "0,13"), "n must be positive", "--sweep")
-    expect_error("bad_bytes.csv", MIXED.replace("01,FP32,8", "01,FP32,0"), "bytes_per_element must be positive",
-                 "--mixed")
+        expect_error("missing.csv", None, "cannot read it")
+        expect_error("empty.csv", META, "it has no header row")
+        expect_error("header_only.csv", META + "key,id,stage,kind,gbs,check\n", "a header but no rows")
+        expect_error("no_gbs.csv", LADDER.replace(",gbs,", ",gbps,"), "missing column(s) gbs")
+        expect_error("text_gbs.csv", LADDER.replace(",900,", ",fast,"), "'fast', not a number")
+        expect_error("short_row.csv", LADDER + "02,shared,shared memory\n", "the row has 3 fields, the header 6")
+        expect_error("no_peak.csv", LADDER.replace("# peak_gbs: 1000\n", ""), "peak_gbs")
+        expect_error("no_cub.csv", "\n".join(l for l in LADDER.splitlines() if not l.startswith("cub")) + "\n",
+                     "no 'cub' row")
+        expect_error("bad_n.csv", SWEEP.replace("2048,13", "0,13"), "n must be positive", "--sweep")
+        expect_error("bad_bytes.csv", MIXED.replace("01,FP32,8", "01,FP32,0"), "bytes_per_element must be positive",
+                     "--mixed")
 
-    # A sweep CSV is not a ladder: one bar per stage and size would mean nothing.
-    expect_error("sweep_as_ladder.csv", META.replace("# n: 1024", "# n: sweep") + LADDER.split(META)[1],
-                 "a sweep (a stage at several n)")
-    expect_error("repeated_keys.csv", LADDER + "13,single_pass,single pass,stage,950,ok\n",
-                 "a sweep (a stage at several n)")
-    p = subprocess.run([sys.executable, plot_py, "--ladder", os.path.join(source_dir, "results", "h200", "sweep.csv"),
-                        "--sweep", sweep, "--mixed", mixed, "--out", os.path.join(tmp, "err")],
-                       capture_output=True, text=True)
-    check(p.returncode == 2 and "a sweep (a stage at several n)" in p.stderr,
-          f"--ladder results/h200/sweep.csv: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+        # A sweep CSV is not a ladder: one bar per stage and size would mean nothing.
+        expect_error("sweep_as_ladder.csv", META.replace("# n: 1024", "# n: sweep") + LADDER.split(META)[1],
+                     "a sweep (a stage at several n)")
+        expect_error("repeated_keys.csv", LADDER + "13,single_pass,single pass,stage,950,ok\n",
+                     "a sweep (a stage at several n)")
+        p = subprocess.run([sys.executable, plot_py, "--ladder", os.path.join(source_dir, "results", "h200", "sweep.csv"),
+                            "--sweep", sweep, "--mixed", mixed, "--out", os.path.join(tmp, "err")],
+                           capture_output=True, text=True)
+        check(p.returncode == 2 and "a sweep (a stage at several n)" in p.stderr,
+              f"--ladder results/h200/sweep.csv: exit {p.returncode}, stderr {p.stderr.strip()!r}")
 
-    # An --out that cannot be written: one sentence and exit 2 before anything is read.
-    for out, needle in [("/proc/x", "files cannot be written in '/proc'"), (ladder, "is not a directory")]:
-        p = subprocess.run([sys.executable, plot_py, "--out", out, "--ladder", ladder, "--sweep", sweep, "--mixed",
+        # An --out that cannot be written: one sentence and exit 2 before anything is read.
+        for out, needle in [("/proc/x", "files cannot be written in '/proc'"), (ladder, "is not a directory")]:
+            p = subprocess.run([sys.executable, plot_py, "--out", out, "--ladder", ladder, "--sweep", sweep, "--mixed",
+                                mixed], capture_output=True, text=True)
+            check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
+                  and len(p.stderr.strip().splitlines()) == 1,
+                  f"--out {out}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+
+        # Drawing: three PNG files.
+        figures = os.path.join(tmp, "figures")
+        p = subprocess.run([sys.executable, plot_py, "--out", figures, "--ladder", ladder, "--sweep", sweep, "--mixed",
                             mixed], capture_output=True, text=True)
-        check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
-              and len(p.stderr.strip().splitlines()) == 1,
-              f"--out {out}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+        check(p.returncode == 0, f"drawing: exit code {p.returncode}: {p.stderr.strip()}")
+        check(sorted(os.listdir(figures)) == ["ladder.png", "mixed_precision.png", "sweep.png"],
+              f"drawing leaves the three figures and nothing else: {sorted(os.listdir(figures))}")
+        for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
+            path = os.path.join(figures, name)
+            ok = os.path.exists(path) and os.path.getsize(path) > 1000
+            if ok:
+                with open(path, "rb") as f:
+                    ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
+            check(ok, f"drawing: {name} is a PNG file")
 
-    # Drawing: three PNG files.
-    figures = os.path.join(tmp, "figures")
-    p = subprocess.run([sys.executable, plot_py, "--out", figures, "--ladder", ladder, "--sweep", sweep, "--mixed",
-                        mixed], capture_output=True, text=True)
-    check(p.returncode == 0, f"drawing: exit code {p.returncode}: {p.stderr.strip()}")
-    check(sorted(os.listdir(figures)) == ["ladder.png", "mixed_precision.png", "sweep.png"],
-          f"drawing leaves the three figures and nothing else: {sorted(os.listdir(figures))}")
-    for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
-        path = os.path.join(figures, name)
-        ok = os.path.exists(path) and os.path.getsize(path) > 1000
-        if ok:
-            with open(path, "rb") as f:
-                ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
-        check(ok, f"drawing: {name} is a PNG file")
+        # The committed results can be drawn (the figures in results/h200 come from them).
+        results = os.path.join(source_dir, "results", "h200")
+        p = subprocess.run([sys.executable, plot_py, "--results", results, "--out", os.path.join(tmp, "committed")],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, f"the committed CSVs: exit code {p.returncode}: {p.stderr.strip()}")
 
-    # The committed results can be drawn (the figures in results/h200 come from them).
-    results = os.path.join(source_dir, "results", "h200")
-    p = subprocess.run([sys.executable, plot_py, "--results", results, "--out", os.path.join(tmp, "committed")],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, f"the committed CSVs: exit code {p.returncode}: {p.stderr.strip()}")
 
-finish()
+if __name__ == "__main__":  # python3 tests/host/test_plot.py: the same tests through pytest
+    sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))

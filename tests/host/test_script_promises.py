@@ -293,7 +293,7 @@ try:
     device_scripts = [["device_check.sh"], ["device_check.sh", "table"], ["device_check.sh", "build", "test", "table"],
                       ["device_check.sh", "sweep", "flush", "experiments"], ["device_library.sh"], ["device_peers.sh"],
                       ["device_multi_gpu.sh"], ["device_mixed_precision.sh"], ["device_occupancy.sh"],
-                      ["device_access_patterns.sh"]]
+                      ["device_access_patterns.sh"], ["device_scan.sh"], ["device_histogram.sh"]]
     for argv in device_scripts:
         case("no GPU", argv, 3, needle=NO_GPU)
         case("no GPU, BUILD_DIR=build", argv, 3, env={"BUILD_DIR": "build"}, needle=NO_GPU)
@@ -404,8 +404,22 @@ try:
                          (["--timeout", "soon"], "--timeout 'soon'"), (["--repeat", "3"], "--repeat '3'"),
                          (["host"], "is not a ctest option")]:
         case("test.sh", ["test.sh", *args], 2, env={"BUILD_DIR": str(sandbox / "tb")}, needle=needle)
-    for script in ("sanitize.sh", "profile.sh"):
+    for script in ("sanitize.sh", "profile.sh", "book.sh"):
         case(script, [script, "--bogus"], 2, needle="unknown option '--bogus'")
+    # book.sh: bad usage, and nothing installed or built under REDUCTION_NO_INSTALL.
+    case("book.sh two options", ["book.sh", "--serve", "--setup"], 2, needle="one option at most")
+    case("book.sh PORT", ["book.sh", "--serve"], 2, env={"PORT": "0"}, needle="PORT '0'")
+    case("book.sh, nothing installed", ["book.sh"], 2, needle="REDUCTION_NO_INSTALL")
+    code, out, _ = case("book.sh --help", ["book.sh", "--help"], 0)
+    check("build/book/" in out and "--serve" in out, f"book.sh --help says where the site goes and how to serve it: "
+                                                      f"{out[:200]!r}")
+    case("book.py no folder", ["book.py"], 2, needle="staging folder")
+    case("book.py outside build", ["book.py", str(sandbox / "site")], 2, needle="not under a folder named build")
+    staging = sandbox / "build" / "book-src"
+    case("book.py stages", ["book.py", str(staging)], 0, writes=(sandbox / "build",), one_sentence=False)
+    check((staging / "index.md").is_file() and (staging / "chapters" / "14_tagged_slots.md").is_file()
+          and (staging / "reduction" / "14_tagged_slots.cu.md").is_file(),
+          "book.py stages the README as index.md, the chapters and the source files they link to")
     case("sanitize.sh --out", ["sanitize.sh", "--out", "/dev/full"], 2, needle="is not a regular file")
     case("sanitize.sh --logs", ["sanitize.sh", "--logs", str(user_file)], 2, needle="is not a directory")
     case("profile.sh --out", ["profile.sh", "--out", str(user_file), "--build", str(stand_in_build(sandbox / "pb"))],
@@ -423,7 +437,7 @@ try:
                                 "--logs", str(sandbox / "logs")], 3, env={"COMPUTE_SANITIZER": str(sanitizer)},
          needle="No CUDA device")
     for argv in (["plot.py"], ["plot_access.py"], ["compare_bits.py", a, b], ["diagrams.py"], ["update_docs.py"],
-                 ["run_doc_commands.py"], ["ncu_table.py", "stage=export.csv"], ["prose_words.py"]):
+                 ["run_doc_commands.py"], ["ncu_table.py", "stage=export.csv"], ["prose_words.py"], ["book.py"]):
         case(f"{argv[0]} --bogus", [*argv, "--bogus"], 2, needle="--bogus")
 
     # ---- 5. Right reasons, no side effects ------------------------------------------------
@@ -503,7 +517,7 @@ try:
     if BUILD:
         programs = []
         for folder in ("reduction", "mixed_precision", "occupancy", "access_patterns", "experiments", "peers",
-                       "multi_gpu"):
+                       "multi_gpu", "scan"):
             d = BUILD / folder
             if d.is_dir():
                 programs += sorted(p for p in d.iterdir() if p.is_file() and os.access(p, os.X_OK)

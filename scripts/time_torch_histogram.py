@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Times torch.bincount on a uint8 CUDA tensor (a 256-bin histogram of bytes) the way
+the histogram runner times a stage, and writes the runner's CSV columns, so the
+PyTorch user's histogram sits beside the ladder (histogram/, chapters/91_histogram.md).
+
+The method is the runner's:
+  - the inputs are the runner's (histogram/inputs.cpp: uniform, skewed floor(256 u^8),
+    one = every byte 42) for the seed, made once at the largest n and copied to the GPU;
+    each n is a prefix of it;
+  - one checked call per row, every count compared with numpy's count of the same bytes
+    (equal or the row fails);
+  - one untimed warm-up, then timed repetitions: before each, a read of a buffer twice
+    the L2's size, outside the timed region; CUDA events around torch.bincount(x,
+    minlength=256) only; up to --reps repetitions, at least --min-reps, no more than fit
+    in --budget-ms per row; the median, min and max.
+Exit codes: 0 done, 1 a row failed its check, 2 bad usage (nothing written), 3 no CUDA
+device, 4 torch with CUDA is not installed (nothing written).
+
+usage: time_torch_histogram.py [--n N[,N...] | --sweep LO:HI[:F]] [--input LIST]
+                               [--reps R] [--min-reps R] [--budget-ms MS] [--warm-l2]
+                               [--seed S] [--device D] [--csv FILE]
+"""
+import datetime
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import output_files  # noqa: E402  the scripts' output checks and whole-file writes
+import result_files  # noqa: E402  the runners' CSV format
+import time_torch_cupy as tc  # noqa: E402  the torch/CuPy sum timer: number grammar, timing plan, metadata, CSV cells
+
+PROGRAM = "time_torch_histogram.py"
+EXIT_USAGE, EXIT_NO_DEVICE, EXIT_NO_TORCH = 2, 3, 4
+INPUTS = ("uniform", "skewed", "one")
+# The histogram runner's CSV columns, in its order (histogram/runner.cpp).
+COLUMNS = ("n", "bytes", "bins", "input", "key", "id", "stage", "kind", "grid", "block", "reps", "median_us", "min_us",
+           "max_us", "gbs", "pct_peak", "vs_previous", "vs_cub", "single_launch", "check", "check_detail")
+USAGE = __doc__[__doc__.index("usage:"):].rstrip() + """
+
+options:
+  --n N[,N...]      bytes to count (default 2^26), or several sizes, comma-separated
+  --sweep LO:HI[:F] every size from LO to HI, multiplying by F (default 2)
+  --input LIST      uniform (default), skewed, one, or several, comma-separated
+  --reps R          repetitions wanted per row (default 50)
+  --min-reps R      never fewer repetitions, whatever the budget (default 3)
+  --budget-ms MS    wall-clock budget per row in milliseconds (default 500)
+  --warm-l2         do not flush the L2 before each repetition
+  --seed S          seed of the inputs (default 1)
+  --device D        CUDA device ordinal (default 0)
+  --csv FILE        write every column and the run's metadata as CSV
+  -h, --help        this text"""
+
+
+def parse_args(argv):
+    """The options as a dict, None for --help; raises tc.UsageError."""
+    opt = {"sizes": [1 << 26], "inputs": ["uniform"], "reps": 50, "min_reps": 3, "budget_ms": 500.0,
+           "warm_l2": False, "seed": 1, "device": 0, "csv": ""}
+    given = set()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help"):
+            return None
+        name, eq, inline = arg.partition("=")
+        if name == "--warm-l2" and not eq:
+            opt["warm_l2"] = True
+            given.add(name)
+            i += 1
+            continue
+        if name not in ("--n", "--sweep", "--input", "--reps", "--min-reps", "--budget-ms", "--seed", "--device",
+                        "--csv"):
+            raise tc.UsageError(f"unknown option '{arg}' (see {PROGRAM} --help).")
+        if eq:
+            value = inline
+        elif i + 1 < len(argv):
+            value = argv[i + 1]
+            i += 1
+        else:
+            raise tc.UsageError(f"{name} needs a value (see {PROGRAM} --help).")
+        i += 1
+        given.add(name)
+        if name == "--n":
+            sizes = [tc.parse_count(v, "--n", 1, (1 << 32) - 1) for v in value.split(",") if v]
+            if not sizes:
+                raise tc.UsageError(f"--n '{value}' names no size: write one, such as 2^26.")
+            opt["sizes"] = sizes
+        elif name == "--sweep":
+            opt["sizes"] = tc.parse_sweep(value)
+            if opt["sizes"][-1] > (1 << 32) - 1:
+                raise tc.UsageError(f"--sweep '{value}' goes past 4294967295 bytes, where a 32-bit count could "
+                                    "overflow.")
+        elif name == "--input":
+            items = [x for x in value.split(",") if x]
+            bad = [x for x in items if x not in INPUTS]
+            if not items or bad:
+                raise tc.UsageError(f"--input '{value}' is not an input: write uniform, skewed or one (or a "
+                                    "comma-separated list of them).")
+            opt["inputs"] = list(dict.fromkeys(items))
+        elif name == "--reps":
+            opt["reps"] = tc.parse_int(value, "--reps", 1, 100000)
+        elif name == "--min-reps":
+            opt["min_reps"] = tc.parse_int(value, "--min-reps", 1, 100000)
+        elif name == "--budget-ms":
+            opt["budget_ms"] = tc.parse_double(value, "--budget-ms", 1, 3600000)
+        elif name == "--seed":
+            opt["seed"] = tc.parse_int(value, "--seed", 0, (1 << 64) - 1)
+        elif name == "--device":
+            opt["device"] = tc.parse_int(value, "--device", 0, 1023)
+        elif name == "--csv":
+            problem = output_files.problem(value, "--csv")
+            if problem:
+                raise tc.UsageError(problem)
+            opt["csv"] = value
+    if "--n" in given and "--sweep" in given:
+        raise tc.UsageError("--n and --sweep cannot be combined: drop one of them.")
+    if "--min-reps" in given and opt["min_reps"] > opt["reps"]:
+        raise tc.UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
+    if "--min-reps" not in given:
+        opt["min_reps"] = min(opt["min_reps"], opt["reps"])
+    opt["sizes"] = sorted(set(opt["sizes"]))
+    return opt
+
+
+def make_bytes(kind, seed, n, chunk=1 << 22):
+    """histogram/inputs.cpp's make_values for 256 bins: byte i from common::hash64(seed, i)."""
+    import numpy as np
+    out = np.empty(n, dtype=np.uint8)
+    if kind == "one":
+        out[:] = 42
+        return out
+    with np.errstate(over="ignore"):
+        base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64))
+        for start in range(0, n, chunk):
+            z = np.arange(start, min(n, start + chunk), dtype=np.uint64) + base
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            if kind == "uniform":
+                v = (z >> np.uint64(48)) & np.uint64(0xFF)
+            else:
+                u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+                u2 = u * u
+                u4 = u2 * u2
+                v = np.minimum(255.0, np.floor(256.0 * (u4 * u4)))
+            out[start:start + len(z)] = v.astype(np.uint8)
+    return out
+
+
+def first_difference(got, want):
+    """'' when equal, else the runner's sentence for the first wrong bin."""
+    if len(got) != len(want):
+        return f"{len(got)} counts instead of {len(want)}"
+    wrong = [b for b in range(len(want)) if int(got[b]) != int(want[b])]
+    if not wrong:
+        return ""
+    b = wrong[0]
+    return f"bin {b} holds {int(got[b])} instead of {int(want[b])}; {len(wrong)} of {len(want)} bins wrong"
+
+
+def to_csv(meta, records):
+    """'# key: value' lines, the header, one line per record (a dict over COLUMNS)."""
+    return result_files.csv_text(list(COLUMNS), records, meta, number=".10g")
+
+
+def main(argv):
+    try:
+        opt = parse_args(argv)
+    except tc.UsageError as e:
+        print(f"{PROGRAM}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if opt is None:
+        print(USAGE)
+        return 0
+    try:
+        meta_device = tc.device_metadata(opt["device"])
+    except RuntimeError as e:
+        print(f"{PROGRAM}: {e}", file=sys.stderr)
+        return EXIT_NO_DEVICE
+    try:
+        import numpy as np
+        import torch
+        if not torch.cuda.is_available():
+            raise ImportError("torch was built without CUDA")
+    except ImportError as e:
+        print(f"{PROGRAM}: torch with CUDA and numpy are needed ({e}); nothing was timed or written.",
+              file=sys.stderr)
+        return EXIT_NO_TORCH
+    dev = torch.device("cuda", opt["device"])
+    torch.cuda.set_device(dev)
+    info = dict(meta_device)
+    l2_bytes, peak = int(info["l2_bytes"]), float(info["peak_gbs"])
+    flush_buf = None if opt["warm_l2"] else torch.ones(max(2 * l2_bytes, 1 << 20) // 4, dtype=torch.int32, device=dev)
+    sizes, n_max = opt["sizes"], max(opt["sizes"])
+    title = f"torch.bincount (torch {torch.__version__})"
+    print(f"{PROGRAM} on {info['device']}: torch {torch.__version__}, 256 bins of bytes, {len(sizes)} size(s) from "
+          f"{tc.format_count(sizes[0])} to {tc.format_count(n_max)}, median of up to {opt['reps']} repetitions, L2 "
+          f"{'warm' if opt['warm_l2'] else 'flushed before each repetition (read)'}\n")
+    print(f"{'n':>9} {'input':<7} {'reps':>5} {'median-us':>10} {'GB/s':>7} {'%peak':>6} check")
+    records, all_ok = [], True
+    for kind in opt["inputs"]:
+        host = make_bytes(kind, opt["seed"], n_max)
+        x_all = torch.from_numpy(host).to(dev)
+        torch.cuda.synchronize()
+        for n in sizes:
+            x = x_all[:n]
+            want = np.bincount(host[:n], minlength=256)
+            detail = first_difference(torch.bincount(x, minlength=256).cpu().numpy(), want)
+            times = []
+            if not detail:
+                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+                def one_rep():
+                    if flush_buf is not None:
+                        flush_buf.max()  # a read of the whole buffer, leaving clean lines in the L2
+                    start.record()
+                    torch.bincount(x, minlength=256)
+                    stop.record()
+                    stop.synchronize()
+                    times.append(start.elapsed_time(stop) * 1e3)
+
+                one_rep()  # the warm-up
+                times.clear()
+                t0 = datetime.datetime.now()
+                one_rep()
+                first_ms = (datetime.datetime.now() - t0).total_seconds() * 1e3
+                reps = tc.planned_repetitions(first_ms, opt["reps"], opt["min_reps"], opt["budget_ms"])
+                while len(times) < reps:
+                    one_rep()
+            med = tc.median(times) if times else math.nan
+            gbs = n / (med * 1e-6) / 1e9 if times else math.nan
+            rec = {"n": n, "bytes": n, "bins": 256, "input": kind, "key": "torch", "id": "torch_bincount",
+                   "stage": title, "kind": "peer", "grid": None, "block": None,
+                   "reps": (str(len(times)) + ("*" if len(times) < opt["reps"] else "")) if times else "-",
+                   "median_us": med, "min_us": min(times) if times else math.nan,
+                   "max_us": max(times) if times else math.nan, "gbs": gbs, "pct_peak": 100 * gbs / peak,
+                   "vs_previous": None, "vs_cub": None, "single_launch": "unknown",
+                   "check": "FAIL" if detail else "ok", "check_detail": detail or "every count exact"}
+            num = (lambda v, d: "-" if v is None or math.isnan(v) else f"{v:.{d}f}")
+            print(f"{tc.format_count(n):>9} {kind:<7} {rec['reps']:>5} {num(med, 1):>10} {num(gbs, 0):>7} "
+                  f"{num(rec['pct_peak'], 1):>6} {rec['check']}", flush=True)
+            if detail:
+                print(f"  torch.bincount failed its check: {detail}")
+                all_ok = False
+            records.append(rec)
+        del x_all
+    meta = meta_device + [
+        ("torch_version", torch.__version__), ("torch_cuda", torch.version.cuda or "?"), ("commit", tc.git_commit()),
+        ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")),
+        ("program", PROGRAM), ("bins", "256"), ("values", "bytes, bin = value"), ("seed", str(opt["seed"])),
+        ("max_reps", str(opt["reps"])), ("min_reps", str(opt["min_reps"])),
+        ("budget_ms_per_row", f"{opt['budget_ms']:.6f}"), ("l2_flushed", "no" if opt["warm_l2"] else "yes"),
+        ("l2_flush", "none" if opt["warm_l2"] else "read"),
+        ("timing", "CUDA events around torch.bincount, median of the repetitions")]
+    if opt["csv"]:
+        output_files.write(opt["csv"], to_csv(meta, records))
+    if not all_ok:
+        print("\nSome rows FAILED their check.")
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
