@@ -17,7 +17,7 @@
 // (__threadfence) before the block's ticket; the last block fences after its ticket
 // before it reads.
 // Expect: the fastest stage at every size, ahead of CUB's two launches at small ones.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "lane_banks.cuh"
 #include "sm_limits.hpp"
@@ -109,7 +109,7 @@ Stage describe_one_wave() {
   s.id = "one_wave";
   s.title = "one wave, one launch";
   s.source = "histogram/06_one_wave.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.single_launch = true;
   s.plan = plan;
   s.launch = launch;
