@@ -7,7 +7,7 @@
 // more values share a bin, the longer the queue (skewed data, and worst of all one
 // value everywhere).
 // Expect: the slowest stage, far slower on skewed and one-value inputs than on uniform.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "stage.hpp"
 #include "values.cuh"
@@ -49,7 +49,7 @@ Stage describe_global_atomics() {
   s.id = "global_atomics";
   s.title = "one global atomic per value";
   s.source = "histogram/01_global_atomics.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

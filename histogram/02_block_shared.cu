@@ -10,7 +10,7 @@
 // The counting of the "shared" row of access_patterns/06_histogram.cu, which reads
 // four bytes per load.
 // Expect: several times faster than stage 01 on every input.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "stage.hpp"
 #include "values.cuh"
@@ -58,7 +58,7 @@ Stage describe_block_shared() {
   s.id = "block_shared";
   s.title = "per-block shared histogram";
   s.source = "histogram/02_block_shared.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

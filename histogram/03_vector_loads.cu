@@ -11,7 +11,7 @@
 // whole uint4s (for_each_bin in values.cuh). The counting is stage 02's.
 // Expect: faster than stage 02 on uniform data; on skewed data the shared-memory
 // atomics, not the loads, are what limits it.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "stage.hpp"
 #include "values.cuh"
@@ -58,7 +58,7 @@ Stage describe_vector_loads() {
   s.id = "vector_loads";
   s.title = "16-byte loads";
   s.source = "histogram/03_vector_loads.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

@@ -8,7 +8,7 @@
 // every GPU's static shared memory, so that histogram keeps stage 03's single copy.
 // Expect: little change on uniform data; whatever remains is the conflicts inside
 // one warp's atomics, which separate copies per warp cannot remove (stage 05).
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "stage.hpp"
 #include "values.cuh"
@@ -61,7 +61,7 @@ Stage describe_warp_copies() {
   s.id = "warp_copies";
   s.title = "a histogram per warp";
   s.source = "histogram/04_warp_copies.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

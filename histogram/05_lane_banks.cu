@@ -9,7 +9,7 @@
 // At 4,096 bins there is room for one copy only: the counting is stage 03's.
 // Expect: near the memory's bandwidth on uniform, skewed and one-value inputs alike
 // at large sizes.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include "cuda_check.hpp"
 #include "lane_banks.cuh"
 #include "sm_limits.hpp"
@@ -60,7 +60,7 @@ Stage describe_lane_banks() {
   s.id = "lane_banks";
   s.title = "a copy per lane, one bank each";
   s.source = "histogram/05_lane_banks.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

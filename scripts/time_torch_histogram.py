@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times torch.bincount on a uint8 CUDA tensor (a 256-bin histogram of bytes) the way
 the histogram runner times a stage, and writes the runner's CSV columns, so the
-PyTorch user's histogram sits beside the ladder (histogram/, chapters/91_histogram.md).
+PyTorch user's histogram sits beside the ladder (histogram/, chapters/27_histogram.md).
 
 The method is the runner's:
   - the inputs are the runner's (histogram/inputs.cpp: uniform, skewed floor(256 u^8),

@@ -3,7 +3,7 @@
 // [0, 256) for bytes and [0, 65536) for 16-bit values (width 16: bin v >> 4). Its
 // temporary storage is sized by the planner and allocated by the runner, outside the
 // timed region.
-// Chapter: chapters/91_histogram.md
+// Chapter: chapters/27_histogram.md
 #include <cub/device/device_histogram.cuh>
 
 #include <cstdint>
@@ -46,7 +46,7 @@ Stage describe_cub() {
   s.id = "cub";
   s.title = "CUB HistogramEven";
   s.source = "histogram/baselines/cub_histogram.cu";
-  s.chapter = "chapters/91_histogram.md";
+  s.chapter = "chapters/27_histogram.md";
   s.plan = plan;
   s.launch = launch;
   return s;

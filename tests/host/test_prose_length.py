@@ -15,7 +15,7 @@ from conftest import ROOT
 import prose_words as pw  # noqa: E402  (scripts/ is on the path: conftest.py)
 
 ROWS = pw.budget(ROOT)
-CHAPTERS = pw.reader_path(ROOT)[1:]
+CHAPTERS = pw.reader_path(ROOT)[1:] + pw.part_two(ROOT)
 
 
 def test_counter_counts_prose_only():
@@ -48,9 +48,11 @@ def test_within_its_limit(rel, stages, count, limit):
     assert count <= limit, f"{rel}: {count} words of prose, limit {limit}; shorten it (scripts/prose_words.py)"
 
 
-def test_the_whole_path_within_its_total():
-    total = sum(r[2] for r in ROWS)
-    assert total <= pw.PATH_TOTAL, f"the reader's path: {total} words, limit {pw.PATH_TOTAL}"
+@pytest.mark.parametrize("name, rows, limit", pw.path_totals(ROOT, ROWS), ids=["path", "part_two"])
+def test_the_whole_path_within_its_total(name, rows, limit):
+    total = sum(r[2] for r in rows)
+    assert rows, f"{name}: no chapters"
+    assert total <= limit, f"{name}: {total} words, limit {limit}"
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
@@ -65,7 +67,7 @@ def test_chapter_links_the_lab_once_and_shows_a_figure(path):
 
 @pytest.mark.parametrize("this, following", list(zip(CHAPTERS, CHAPTERS[1:])), ids=[p.name for p in CHAPTERS[:-1]])
 def test_chapter_ends_with_the_next_link(this, following):
-    """One path from 00 to 26: a reader goes from 01 to 18 by one link a chapter, never through the lab."""
+    """One path from 00 to 28: a reader goes from 01 to 18 by one link a chapter, never through the lab."""
     last = [line for line in this.read_text(encoding="utf-8").splitlines() if line.strip()][-1]
     assert f"]({following.name})" in last, f"its last line is {last[:120]!r}"
 
