@@ -60,7 +60,26 @@ except ImportError:
     sys.exit(1)
 
 sys.path.insert(0, str(SOURCE / "tests" / "host"))
-from host_checks import check, fail, finish  # noqa: E402
+from host_checks import check, failures  # noqa: E402
+
+checks_run = 0
+
+
+def counted_check(cond, what):
+    global checks_run
+    checks_run += 1
+    check(cond, what)
+
+
+def fail(what):
+    counted_check(False, what)
+
+
+def finish():
+    for what in failures:
+        print("FAIL:", what)
+    print(f"{checks_run - len(failures)} checks passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
 
 for tool, path in (("Chromium", CHROMIUM), ("chromedriver", DRIVER)):
     if not os.access(path, os.X_OK):
@@ -151,7 +170,7 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 BASE = f"http://127.0.0.1:{server.server_address[1]}/"
 
 pages = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html") if p.name != "404.html")
-check(len(pages) > 30, f"the site has its pages: {len(pages)}")
+counted_check(len(pages) > 30, f"the site has its pages: {len(pages)}")
 
 options = webdriver.ChromeOptions()
 options.binary_location = CHROMIUM
@@ -193,24 +212,24 @@ for page in pages:
     f = driver.execute_script(PAGE_FACTS)
     facts[page] = f
     errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    check(errors == [], f"{page}: the console shows errors: {errors[:3]}")
+    counted_check(errors == [], f"{page}: the console shows errors: {errors[:3]}")
     for src, complete, width in f["images"]:
-        check(complete and width > 0, f"{page}: image {src} is not displayed (naturalWidth {width})")
-    check(f["raw"] == [], f"{page}: Markdown left unrendered: {[t[:80] for t in f['raw'][:3]]}")
+        counted_check(complete and width > 0, f"{page}: image {src} is not displayed (naturalWidth {width})")
+    counted_check(f["raw"] == [], f"{page}: Markdown left unrendered: {[t[:80] for t in f['raw'][:3]]}")
     md_name = page[:-len(".html")] + ".md"
     md_path = STAGED / md_name
     if not md_path.exists() and page.endswith("index.html"):
         md_path = STAGED / (page[:-len("index.html")] + "README.md")
     if md_path.exists():
         want = markdown_facts(md_path.read_text(encoding="utf-8"))
-        check(f["tables"] == want["tables"],
+        counted_check(f["tables"] == want["tables"],
               f"{page}: tables with {f['tables']} rows; its Markdown has tables of {want['tables']} rows")
-        check(f["blocks"] == want["blocks"], f"{page}: {f['blocks']} code blocks; its Markdown has {want['blocks']}")
-        check(f["highlighted"] >= min(1, want["languages"]),
+        counted_check(f["blocks"] == want["blocks"], f"{page}: {f['blocks']} code blocks; its Markdown has {want['blocks']}")
+        counted_check(f["highlighted"] >= min(1, want["languages"]),
               f"{page}: its code names a language but none of its {f['blocks']} blocks is highlighted")
     else:
         fail(f"{page}: no staged Markdown ({md_name}) to compare it with")
-    check(all(t > 0 for t in f["tables"]), f"{page}: a table without rows: {f['tables']}")
+    counted_check(all(t > 0 for t in f["tables"]), f"{page}: a table without rows: {f['tables']}")
 visit_time = time.monotonic() - visit_start
 print(f"{len(facts)} pages visited in {visit_time:.1f} s")
 
@@ -232,7 +251,7 @@ for page, f in facts.items():
         elif not (SITE / path).is_file():
             bad.setdefault(page, []).append(f"{href[len(BASE):]} (no such file)")
 links = sum(1 for f in facts.values() for h in f["links"] if h.startswith(BASE))
-check(links > 1000, f"the pages hold links within the site: {links}")
+counted_check(links > 1000, f"the pages hold links within the site: {links}")
 for page, targets in sorted(bad.items()):
     fail(f"{page}: links that lead nowhere: {targets[:5]}" + (f" and {len(targets) - 5} more" if len(targets) > 5
                                                                else ""))
@@ -248,7 +267,7 @@ while page and page not in walk and page in facts:
     walk.append(page)
     nxt = facts[page]["next"]
     page = nxt[len(BASE):] if nxt else None
-check(len(order) >= 26 and walk == order, f"the next links walk {walk}, not the reading order {order}")
+counted_check(len(order) >= 26 and walk == order, f"the next links walk {walk}, not the reading order {order}")
 
 # The search, with the real index: a stage's name finds its chapter.
 serve_empty_index = False
@@ -261,11 +280,11 @@ deadline = time.monotonic() + 20
 while time.monotonic() < deadline and not any("chapters/14_tagged_slots.html" in h for h in found):
     time.sleep(0.25)
     found = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, ".md-search-result__list a")]
-check(any("chapters/14_tagged_slots.html" in h for h in found),
+counted_check(any("chapters/14_tagged_slots.html" in h for h in found),
       f"the search for 'tagged' lists chapter 14: {[h[len(BASE):] for h in found[:8]]}")
 box.send_keys(Keys.ESCAPE)
 errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-check(errors == [], f"the search shows console errors: {errors[:3]}")
+counted_check(errors == [], f"the search shows console errors: {errors[:3]}")
 
 # Screenshots, whole pages, for a reader of the test's results to look at.
 SHOTS.mkdir(parents=True, exist_ok=True)
@@ -277,7 +296,7 @@ for name, page in (("front_page", "index.html"), ("chapter_03", "chapters/03_div
         "format": "png", "captureBeyondViewport": True,
         "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 16000), "scale": 1}})
     (SHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
-    check((SHOTS / f"{name}.png").stat().st_size > 10000, f"the screenshot of {page} was saved in {SHOTS}")
+    counted_check((SHOTS / f"{name}.png").stat().st_size > 10000, f"the screenshot of {page} was saved in {SHOTS}")
 driver.quit()
 server.shutdown()
 print(f"screenshots in {SHOTS}; {time.monotonic() - start:.1f} s in all")
