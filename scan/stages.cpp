@@ -1,10 +1,13 @@
 // The one list of scan stages and baselines, in ladder order.
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include "cli.hpp"
 #include "scan.hpp"
+
+#include "selection.hpp"
 
 namespace scan {
 
@@ -58,33 +61,20 @@ std::string known() {
 }  // namespace
 
 std::vector<const ScanStage*> select_stages(const std::string& spec) {
-  std::vector<const ScanStage*> chosen;
-  const auto items = common::split_list(spec);
-  if (items.empty()) throw common::UsageError("--stages '" + spec + "' names no stage (known: " + known() + ").");
-  auto add = [&](const ScanStage& s) {
-    if (std::find(chosen.begin(), chosen.end(), &s) == chosen.end()) chosen.push_back(&s);
+  common::SelectionRules<ScanStage> rules;
+  rules.option = "--stages";
+  rules.noun = "stage";
+  rules.known = known();
+  rules.find = find_stage;
+  rules.numbered = [](const ScanStage& s) { return s.entry == Entry::stage; };
+  rules.number = [](const ScanStage& s) { return s.number; };
+  rules.group = [](const std::string& name, const std::function<void(const ScanStage*)>& add) {
+    if (name != "stages" && name != "baselines") return false;
+    for (const ScanStage& s : registry())
+      if ((name == "stages") == (s.entry == Entry::stage)) add(&s);
+    return true;
   };
-  for (const std::string& item : items) {
-    const auto dash = item.find('-');
-    if (item == "all" || item == "stages" || item == "baselines") {
-      for (const ScanStage& s : registry())
-        if (item == "all" || (item == "stages") == (s.entry == Entry::stage)) add(s);
-    } else if (dash != std::string::npos && dash > 0 && find_stage(item.substr(0, dash)) != nullptr &&
-               find_stage(item.substr(dash + 1)) != nullptr) {
-      const ScanStage* lo = find_stage(item.substr(0, dash));
-      const ScanStage* hi = find_stage(item.substr(dash + 1));
-      if (lo->entry != Entry::stage || hi->entry != Entry::stage || lo->number > hi->number)
-        throw common::UsageError("--stages range '" + item + "' is not two stage numbers, low to high (such as 1-5).");
-      for (const ScanStage& s : registry())
-        if (s.entry == Entry::stage && s.number >= lo->number && s.number <= hi->number) add(s);
-    } else if (const ScanStage* s = find_stage(item)) {
-      add(*s);
-    } else {
-      throw common::UsageError("unknown stage '" + item + "' in --stages (known: " + known() + ").");
-    }
-  }
-  std::sort(chosen.begin(), chosen.end());  // registry order
-  return chosen;
+  return common::select_entries(registry(), spec, rules);
 }
 
 void require_scratch(const ScanArgs& a, std::size_t bytes, const char* stage) {
