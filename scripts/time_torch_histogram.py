@@ -20,6 +20,7 @@ usage: time_torch_histogram.py [--n N[,N...] | --sweep LO:HI[:F]] [--input LIST]
                                [--reps R] [--min-reps R] [--budget-ms MS] [--warm-l2]
                                [--seed S] [--device D] [--csv FILE]
 """
+import argparse
 import datetime
 import math
 import os
@@ -36,90 +37,49 @@ INPUTS = ("uniform", "skewed", "one")
 # The histogram runner's CSV columns, in its order (histogram/runner.cpp).
 COLUMNS = ("n", "bytes", "bins", "input", "key", "id", "stage", "kind", "grid", "block", "reps", "median_us", "min_us",
            "max_us", "gbs", "pct_peak", "vs_previous", "vs_cub", "single_launch", "check", "check_detail")
-USAGE = __doc__[__doc__.index("usage:"):].rstrip() + """
-
-options:
-  --n N[,N...]      bytes to count (default 2^26), or several sizes, comma-separated
-  --sweep LO:HI[:F] every size from LO to HI, multiplying by F (default 2)
-  --input LIST      uniform (default), skewed, one, or several, comma-separated
-  --reps R          repetitions wanted per row (default 50)
-  --min-reps R      never fewer repetitions, whatever the budget (default 3)
-  --budget-ms MS    wall-clock budget per row in milliseconds (default 500)
-  --warm-l2         do not flush the L2 before each repetition
-  --seed S          seed of the inputs (default 1)
-  --device D        CUDA device ordinal (default 0)
-  --csv FILE        write every column and the run's metadata as CSV
-  -h, --help        this text"""
-
-
 def parse_args(argv):
-    """The options as a dict, None for --help; raises tc.UsageError."""
-    opt = {"sizes": [1 << 26], "inputs": ["uniform"], "reps": 50, "min_reps": 3, "budget_ms": 500.0,
-           "warm_l2": False, "seed": 1, "device": 0, "csv": ""}
-    given = set()
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("-h", "--help"):
-            return None
-        name, eq, inline = arg.partition("=")
-        if name == "--warm-l2" and not eq:
-            opt["warm_l2"] = True
-            given.add(name)
-            i += 1
-            continue
-        if name not in ("--n", "--sweep", "--input", "--reps", "--min-reps", "--budget-ms", "--seed", "--device",
-                        "--csv"):
-            raise tc.UsageError(f"unknown option '{arg}' (see {PROGRAM} --help).")
-        if eq:
-            value = inline
-        elif i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 1
-        else:
-            raise tc.UsageError(f"{name} needs a value (see {PROGRAM} --help).")
-        i += 1
-        given.add(name)
-        if name == "--n":
-            sizes = [tc.parse_count(v, "--n", 1, (1 << 32) - 1) for v in value.split(",") if v]
-            if not sizes:
-                raise tc.UsageError(f"--n '{value}' names no size: write one, such as 2^26.")
-            opt["sizes"] = sizes
-        elif name == "--sweep":
-            opt["sizes"] = tc.parse_sweep(value)
-            if opt["sizes"][-1] > (1 << 32) - 1:
-                raise tc.UsageError(f"--sweep '{value}' goes past 4294967295 bytes, where a 32-bit count could "
-                                    "overflow.")
-        elif name == "--input":
-            items = [x for x in value.split(",") if x]
-            bad = [x for x in items if x not in INPUTS]
-            if not items or bad:
-                raise tc.UsageError(f"--input '{value}' is not an input: write uniform, skewed or one (or a "
-                                    "comma-separated list of them).")
-            opt["inputs"] = list(dict.fromkeys(items))
-        elif name == "--reps":
-            opt["reps"] = tc.parse_int(value, "--reps", 1, 100000)
-        elif name == "--min-reps":
-            opt["min_reps"] = tc.parse_int(value, "--min-reps", 1, 100000)
-        elif name == "--budget-ms":
-            opt["budget_ms"] = tc.parse_double(value, "--budget-ms", 1, 3600000)
-        elif name == "--seed":
-            opt["seed"] = tc.parse_int(value, "--seed", 0, (1 << 64) - 1)
-        elif name == "--device":
-            opt["device"] = tc.parse_int(value, "--device", 0, 1023)
-        elif name == "--csv":
-            problem = output_files.problem(value, "--csv")
-            if problem:
-                raise tc.UsageError(problem)
-            opt["csv"] = value
-    if "--n" in given and "--sweep" in given:
+    """The options as a dict; raises tc.UsageError (argparse itself exits 2 on its own errors
+    and 0 after --help)."""
+    p = output_files.Parser(prog=PROGRAM, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", metavar="N[,N...]", help="bytes to count (default 2^26), or several sizes, comma-separated")
+    p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
+    p.add_argument("--input", metavar="LIST", default="uniform",
+                   help="uniform (default), skewed, one, or several, comma-separated")
+    p.add_argument("--reps", metavar="R", default="50", help="repetitions wanted per row (default 50)")
+    p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
+    p.add_argument("--budget-ms", metavar="MS", default="500", help="wall-clock budget per row in ms (default 500)")
+    p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
+    p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
+    p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
+    p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
+    a = p.parse_args(argv)
+    if a.n is not None and a.sweep is not None:
         raise tc.UsageError("--n and --sweep cannot be combined: drop one of them.")
-    if "--min-reps" in given and opt["min_reps"] > opt["reps"]:
-        raise tc.UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
-    if "--min-reps" not in given:
-        opt["min_reps"] = min(opt["min_reps"], opt["reps"])
-    opt["sizes"] = sorted(set(opt["sizes"]))
-    return opt
+    if a.sweep is not None:
+        sizes = tc.parse_sweep(a.sweep)
+        if sizes[-1] > (1 << 32) - 1:
+            raise tc.UsageError(f"--sweep '{a.sweep}' goes past 4294967295 bytes, where a 32-bit count could "
+                                "overflow.")
+    else:
+        sizes = [tc.parse_count(v, "--n", 1, (1 << 32) - 1) for v in (a.n or "2^26").split(",") if v]
+        if not sizes:
+            raise tc.UsageError(f"--n '{a.n}' names no size: write one, such as 2^26.")
+    items = [x for x in a.input.split(",") if x]
+    if not items or any(x not in INPUTS for x in items):
+        raise tc.UsageError(f"--input '{a.input}' is not an input: write uniform, skewed or one (or a "
+                            "comma-separated list of them).")
+    reps = tc.parse_int(a.reps, "--reps", 1, 100000)
+    min_reps = min(3, reps) if a.min_reps is None else tc.parse_int(a.min_reps, "--min-reps", 1, 100000)
+    if min_reps > reps:
+        raise tc.UsageError(f"--min-reps {min_reps} is larger than --reps {reps}.")
+    if a.csv:
+        problem = output_files.problem(a.csv, "--csv")
+        if problem:
+            raise tc.UsageError(problem)
+    return {"sizes": sorted(set(sizes)), "inputs": list(dict.fromkeys(items)), "reps": reps, "min_reps": min_reps,
+            "budget_ms": tc.parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
+            "seed": tc.parse_int(a.seed, "--seed", 0, (1 << 64) - 1),
+            "device": tc.parse_int(a.device, "--device", 0, 1023), "csv": a.csv or ""}
 
 
 def make_bytes(kind, seed, n, chunk=1 << 22):
@@ -169,9 +129,6 @@ def main(argv):
     except tc.UsageError as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if opt is None:
-        print(USAGE)
-        return 0
     try:
         meta_device = tc.device_metadata(opt["device"])
     except RuntimeError as e:
