@@ -1,5 +1,5 @@
 // The measuring core every timing program shares (reduce, mixed_precision, the
-// occupancy programs, the peers and the experiments): the options they have in common,
+// occupancy programs, the peers and the lab's experiments): the options they have in common,
 // the device banner, the run's metadata, the GPU memory check, the text and fields of a
 // timed row, and the notes under a table. How one row is measured (checked run, then
 // timed repetitions) is row_measure.hpp; how results are written is output.hpp.

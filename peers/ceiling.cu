@@ -9,7 +9,7 @@
 // The checked run adds every thread's fold into one word (atomics), which the host
 // compares with the wrapping sum of the input's bit patterns: every element was read
 // exactly once. The timed runs skip that and keep only the guarded store. The kernel is
-// in stream_only.cuh (experiments/stream.cu times it too).
+// in stream_only.cuh (lab/stream.cu times it too).
 #include <algorithm>
 #include <cstdint>
 #include <string>

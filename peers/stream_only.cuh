@@ -1,4 +1,4 @@
-// The ceiling's kernel (peers/ceiling.cu; experiments/stream.cu times it beside sums):
+// The ceiling's kernel (peers/ceiling.cu; lab/stream.cu times it beside sums):
 // each thread streams its share with float4 loads, Unroll in flight, folds the bit
 // patterns into one register (an integer add, so no floating-point latency chain), and
 // stores it only if it equals a key it never equals in practice: the loads cannot be

@@ -49,7 +49,7 @@ inline std::size_t wave_grid(const common::DeviceInfo& d, int block, int occupan
 
 // Stages 13 and 14: one wave of at most kTargetThreadsPerSm threads per SM, each thread
 // given at least kMinVectorsPerThread float4s. The cap was measured on an H200 (the shapes
-// experiment, experiments/notes/90_lab_notes.md; chapter 13): three quarters of a
+// experiment, lab/notes/90_lab_notes.md; chapter 13): three quarters of a
 // 2,048-thread SM. On an SM of 1,536 threads or fewer (compute capability 7.5, 8.6, 8.9,
 // 12.x) it is the whole SM, whatever the occupancy API allows.
 constexpr int kTargetThreadsPerSm = 1536;

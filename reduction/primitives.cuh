@@ -256,7 +256,7 @@ inline std::size_t chunk_vectors(const float* in, std::size_t n, unsigned grid, 
 // Host: the grid of a single-pass kernel. Enough blocks to fill the GPU (`per_sm`
 // resident blocks per SM, from the occupancy API, capped at kTargetThreadsPerSm), but
 // no more than give every thread kMinVectorsPerThread float4s. Chapter 13 explains the
-// cap, and the shapes experiment (experiments/notes/90_lab_notes.md) measures other grids.
+// cap, and the shapes experiment (lab/notes/90_lab_notes.md) measures other grids.
 // The arithmetic is shape::ticket_grid (launch_shape.hpp), a host function of the device.
 using shape::kMinVectorsPerThread;
 using shape::kTargetThreadsPerSm;

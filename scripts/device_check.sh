@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build, run the GPU tests, print the tables, and write
 # the result files. Steps (any subset, in this order): build test table sweep sanitize
-# profile flush experiments arch ab.
+# profile flush lab arch ab ("experiments", the lab step's former name, still works).
 #   arch: for each architecture in ARCHS (default "80 80-virtual"), a build of the GPU
 #         tests for it alone into /tmp/build-arch-<arch>, run on this GPU: what a reader's
 #         older build runs here (paths chosen by the kernel image) -> ctest_gpu_arch_<arch>.txt
@@ -14,8 +14,9 @@
 # Environment: OUT (where result files go, default results/<gpu>, from the GPU's name:
 # h200, h100, ...), BUILD_DIR (default /tmp/build-gpu), TABLE_SIZES (default "24 28"),
 # SWEEP (default 2^10:2^30), SWEEP_STAGES (default: every stage from 12 on, as reduce
-# --list has them, and cub), PROFILE_N (default 2^24), EXPERIMENTS (default: every lab
-# experiment, as CMake lists them in $BUILD_DIR/experiments/list.txt), ARCHS, AB_BASE,
+# --list has them, and cub), PROFILE_N (default 2^24), LAB_EXPERIMENTS (default: every lab
+# experiment, as CMake lists them in $BUILD_DIR/lab/list.txt; EXPERIMENTS, its former name,
+# is read when it is unset), ARCHS, AB_BASE,
 # AB_TAG, AB_ROUNDS, AB_STAGES, AB_SWEEP (above), and CMAKE_PREFIX_PATH if Catch2 lives
 # somewhere unusual (a .deps/ folder in the repository is used automatically).
 # Exit codes: 0 every step passed; 1 a step failed; 2 an unknown step or a bad value of
@@ -29,16 +30,17 @@ source scripts/common.sh
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(build test table)
 BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
+LAB_EXPERIMENTS=${LAB_EXPERIMENTS:-${EXPERIMENTS:-}}
 
 # Every value checked before anything else: one sentence and exit 2, nothing written.
 for step in "${steps[@]}"; do
   case "$step" in
-    build | test | table | sweep | sanitize | profile | flush | experiments | arch | ab) ;;
+    build | test | table | sweep | sanitize | profile | flush | lab | experiments | arch | ab) ;;
     -h | --help)
       script_help "${BASH_SOURCE[0]}"
       exit 0
       ;;
-    *) refuse "$program" "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments" \
+    *) refuse "$program" "unknown step '$step' (allowed: build test table sweep sanitize profile flush lab" \
       "arch ab)." ;;
   esac
 done
@@ -47,9 +49,9 @@ for arch in ${ARCHS:-80 80-virtual}; do
   [[ $arch =~ ^([0-9]{2,3}[a-z]?(-real|-virtual)?|all|all-major|native)$ ]] ||
     refuse "$program" "ARCHS item '$arch' is not a CUDA architecture such as 80, 90a, 80-virtual or native."
 done
-for e in ${EXPERIMENTS:-}; do
-  [[ $e =~ ^[A-Za-z0-9_]+$ ]] || refuse "$program" "EXPERIMENTS item '$e' is not an experiment's name (letters," \
-    "digits and underscores, as in $BUILD_DIR/experiments/list.txt)."
+for e in $LAB_EXPERIMENTS; do
+  [[ $e =~ ^[A-Za-z0-9_]+$ ]] || refuse "$program" "LAB_EXPERIMENTS item '$e' is not an experiment's name (letters," \
+    "digits and underscores, as in $BUILD_DIR/lab/list.txt)."
 done
 if [[ " ${steps[*]} " == *" ab "* ]]; then
   [ -n "${AB_BASE:-}" ] && [ -f "${AB_BASE}/CMakeLists.txt" ] ||
@@ -123,15 +125,15 @@ for step in "${steps[@]}"; do
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
       ;;
-    experiments)
-      list="$BUILD_DIR/experiments/list.txt"
-      if [ -z "${EXPERIMENTS:-}" ] && [ ! -f "$list" ]; then
-        echo "experiments: $list is missing; configure $BUILD_DIR first (the build step does)" >&2
+    lab | experiments)
+      list="$BUILD_DIR/lab/list.txt"
+      if [ -z "$LAB_EXPERIMENTS" ] && [ ! -f "$list" ]; then
+        echo "lab: $list is missing; configure $BUILD_DIR first (the build step does)" >&2
         status=1
         continue
       fi
-      for e in ${EXPERIMENTS:-$(cat "$list")}; do
-        "$BUILD_DIR/experiments/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
+      for e in ${LAB_EXPERIMENTS:-$(cat "$list")}; do
+        "$BUILD_DIR/lab/$e" --csv "$OUT/experiment_$e.csv" 2>&1 |
           tee_atomic "$OUT/experiment_$e.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       done
@@ -200,7 +202,7 @@ print(f"wrote {out}: {len(rows)} rows")
 PY
       ;;
     *)
-      echo "unknown step '$step' (allowed: build test table sweep sanitize profile flush experiments arch ab)" >&2
+      echo "unknown step '$step' (allowed: build test table sweep sanitize profile flush lab arch ab)" >&2
       exit 2
       ;;
   esac

@@ -2,8 +2,8 @@
 # The warp-level tools of chapters 08 and 09 on a GPU machine, over a build that already
 # exists (scripts/device_check.sh build makes one; this script builds nothing):
 #   1. the GPU test of every warp-step design (tests/gpu_warp_tools_tests), when built;
-#   2. build/experiments/warp_tools: $OUT/experiment_warp_tools.csv and .txt (the table);
-#   3. compute-sanitizer --tool racecheck over build/experiments/volatile_last_warp, once
+#   2. build/lab/warp_tools: $OUT/experiment_warp_tools.csv and .txt (the table);
+#   3. compute-sanitizer --tool racecheck over build/lab/volatile_last_warp, once
 #      per variant (volatile, syncwarp, shuffle), each one small launch:
 #        $OUT/racecheck_volatile_warp.txt   every command line and its whole output,
 #                                           after one summary line per variant
@@ -26,8 +26,8 @@ source scripts/common.sh
 case "${1:-}" in -h | --help) script_help "${BASH_SOURCE[0]}" && exit 0 ;; esac
 [ $# -eq 0 ] || refuse "$program" "it takes no arguments ('$1'); set OUT, BUILD_DIR or COMPUTE_SANITIZER instead."
 BUILD_DIR=${BUILD_DIR:-/tmp/build-gpu}
-warp_tools=$BUILD_DIR/experiments/warp_tools
-last_warp=$BUILD_DIR/experiments/volatile_last_warp
+warp_tools=$BUILD_DIR/lab/warp_tools
+last_warp=$BUILD_DIR/lab/volatile_last_warp
 gpu_test=$BUILD_DIR/tests/gpu_warp_tools_tests
 
 fail_usage() { # the arguments, joined by spaces, are one sentence
@@ -117,7 +117,7 @@ done
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 {
-  echo "# compute-sanitizer --tool racecheck over build/experiments/volatile_last_warp (experiments/volatile_last_warp.cu)"
+  echo "# compute-sanitizer --tool racecheck over build/lab/volatile_last_warp (lab/volatile_last_warp.cu)"
   echo "# device: ${device:-unknown}; ${sanitizer_version:-compute-sanitizer version unknown}; commit $commit; $date"
   printf '%s\n' "${summaries[@]}"
   for variant in volatile syncwarp shuffle; do

@@ -39,8 +39,8 @@ START = re.compile(r"(build/|scripts/|cmake |ctest|ncu |nsys |compute-sanitizer|
 
 
 def commands(root: Path) -> list[tuple[str, str, bool]]:
-    docs = ([root / "README.md", root / "REFERENCE.md"] + sorted((root / "chapters").glob("*.md")) + [root / "experiments" / "README.md"]
-            + sorted((root / "experiments" / "notes").glob("*.md")))
+    docs = ([root / "README.md", root / "REFERENCE.md"] + sorted((root / "chapters").glob("*.md")) + [root / "lab" / "README.md"]
+            + sorted((root / "lab" / "notes").glob("*.md")))
     docs = [d for d in docs if d.is_file()]
     found: list[tuple[str, str, bool]] = []
     for doc in docs:

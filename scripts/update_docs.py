@@ -450,7 +450,7 @@ def evaluate_claim(marker: Marker, ctx: Context, log: list | None = None) -> tup
 
 def default_documents(root: Path) -> list[Path]:
     docs = [p for p in (root / "README.md", root / "REFERENCE.md") if p.is_file()]
-    lab = root / "experiments"
+    lab = root / "lab"
     lab_docs = ([lab / "README.md"] if (lab / "README.md").is_file() else []) + sorted((lab / "notes").glob("*.md"))
     return docs + sorted((root / "chapters").glob("*.md")) + lab_docs
 

@@ -231,7 +231,7 @@ __device__ __forceinline__ T block_reduce_lanes(T v, Op op, Lanes lanes) {
 // five shuffles add the lanes. The last block of the ticket path has two block sums
 // between its data and the result (its own, and the partials'), so this shortens the
 // critical path; chapter 13 and the "critical" experiment
-// (experiments/critical.cu) have the measured difference. The order is
+// (lab/critical.cu) have the measured difference. The order is
 // fixed, so the result is as deterministic as block_reduce's, and just as deep:
 // log2(kBlock) operations.
 template <int kBlock, typename T, typename Op>
@@ -508,7 +508,7 @@ inline void check(cudaError_t e, const char* what) {
 // Threads per SM to aim for. On the H200, 3 blocks of 512 per SM streamed a 4 GiB
 // array faster than 4 blocks of 512 (full occupancy): more resident warps added
 // contention for DRAM without adding useful bytes in flight. On the H100 it is the
-// fastest shape or within a percent of it from 2^26 to 2^29 (experiments/notes/90_lab_notes.md).
+// fastest shape or within a percent of it from 2^26 to 2^29 (lab/notes/90_lab_notes.md).
 // Try others with `reduce --stages 13 --block B` and the occupancy sweep (occupancy/03).
 constexpr int kTargetThreadsPerSm = 1536;
 

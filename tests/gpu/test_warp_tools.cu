@@ -1,4 +1,4 @@
-// experiments/warp_tools.cuh: every design's sum at sizes that leave warps partly full
+// lab/warp_tools.cuh: every design's sum at sizes that leave warps partly full
 // (n not a multiple of 32, fewer elements than threads) and at sizes that fill the GPU;
 // floats within the bound of common/verify.hpp, integers exactly (modulo 2^32).
 #include <cstdint>

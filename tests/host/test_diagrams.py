@@ -80,7 +80,7 @@ IMAGE_RE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 def linked_figures():
     """(document, target path) for every image link into chapters/figures/."""
     out = []
-    lab = [ROOT / "experiments" / "README.md"] + sorted((ROOT / "experiments" / "notes").glob("*.md"))
+    lab = [ROOT / "lab" / "README.md"] + sorted((ROOT / "lab" / "notes").glob("*.md"))
     for md in [ROOT / "README.md", ROOT / "REFERENCE.md"] + sorted((ROOT / "chapters").glob("*.md")) + [
             p for p in lab if p.is_file()]:
         text = md.read_text(encoding="utf-8")

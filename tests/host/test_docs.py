@@ -35,7 +35,7 @@ def run_script(*args):
 
 
 def markdown_files():
-    lab = [ROOT / "experiments" / "README.md"] + sorted((ROOT / "experiments" / "notes").glob("*.md"))
+    lab = [ROOT / "lab" / "README.md"] + sorted((ROOT / "lab" / "notes").glob("*.md"))
     return ([ROOT / "README.md", ROOT / "REFERENCE.md"] + sorted((ROOT / "chapters").glob("*.md")) +
             [p for p in lab if p.is_file()])
 

@@ -59,7 +59,7 @@ def test_the_whole_path_within_its_total(name, rows, limit):
 def test_chapter_links_the_lab_once_and_shows_a_figure(path):
     text = path.read_text(encoding="utf-8")
     # The lab stays out of the reader's path: a chapter links to it at most once.
-    lab_links = re.findall(r"\]\(([^)]*experiments/(?:notes/|README\.md)[^)]*)\)", text)
+    lab_links = re.findall(r"\]\(([^)]*lab/(?:notes/|README\.md)[^)]*)\)", text)
     assert len(lab_links) <= 1, f"{len(lab_links)} links to the lab: {lab_links}"
     # A picture for every idea: a concept figure (chapters/figures/, drawn by scripts/diagrams.py).
     assert re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", text), "no ![..](figures/NAME.png) in it"

@@ -191,7 +191,7 @@ for tool in ("apt-get", "sudo", "pip"):
 
 BASE_ENV = {k: v for k, v in os.environ.items()
             if k not in ("BUILD_DIR", "CMAKE_ARGS", "PRESET", "JOBS", "OUT", "ARCH", "NVCC", "TABLE_SIZES", "STEPS",
-                         "EXPERIMENTS", "ARCHS", "AB_BASE", "AB_TAG", "AB_ROUNDS", "SWEEP", "GPU_COUNTS",
+                         "EXPERIMENTS", "LAB_EXPERIMENTS", "ARCHS", "AB_BASE", "AB_TAG", "AB_ROUNDS", "SWEEP", "GPU_COUNTS",
                          "SANITIZE_SIZES", "COMPUTE_SANITIZER", "NCU", "REDUCTION_NO_INSTALL", "CUDA_HOME")}
 BASE_ENV.update({"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}", "STATE": str(state_dir),
                  "WORK": str(work),
@@ -291,7 +291,8 @@ try:
 
     # ---- 2. The device scripts: exit 3 with no GPU, nothing built or written -------------
     device_scripts = [["device_check.sh"], ["device_check.sh", "table"], ["device_check.sh", "build", "test", "table"],
-                      ["device_check.sh", "sweep", "flush", "experiments"], ["device_library.sh"], ["device_peers.sh"],
+                      ["device_check.sh", "sweep", "flush", "lab"],
+                      ["device_check.sh", "experiments"], ["device_library.sh"], ["device_peers.sh"],
                       ["device_multi_gpu.sh"], ["device_mixed_precision.sh"], ["device_occupancy.sh"],
                       ["device_access_patterns.sh"], ["device_scan.sh"], ["device_histogram.sh"]]
     for argv in device_scripts:
@@ -302,10 +303,10 @@ try:
     case("no GPU", ["device_access_patterns.sh", "results/h200"], 3, needle=NO_GPU)
     # device_warp_tools.sh builds nothing: with its programs there, exit 3; without, 2.
     warp_build = sandbox / "warp_build"
-    (warp_build / "experiments").mkdir(parents=True)
+    (warp_build / "lab").mkdir(parents=True)
     for p in ("warp_tools", "volatile_last_warp"):
-        (warp_build / "experiments" / p).write_text("#!/bin/sh\necho \"$0: No CUDA device was found.\" >&2\nexit 3\n")
-        (warp_build / "experiments" / p).chmod(0o755)
+        (warp_build / "lab" / p).write_text("#!/bin/sh\necho \"$0: No CUDA device was found.\" >&2\nexit 3\n")
+        (warp_build / "lab" / p).chmod(0o755)
     sanitizer = sandbox / "compute-sanitizer"
     sanitizer.write_text("#!/bin/sh\nexit 0\n")
     sanitizer.chmod(0o755)
@@ -317,6 +318,8 @@ try:
         (["device_check.sh", "bogus"], {}, "unknown step 'bogus'"),
         (["device_check.sh", "table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
         (["device_check.sh", "arch"], {"ARCHS": "sm_bogus"}, "ARCHS item 'sm_bogus'"),
+        (["device_check.sh", "lab"], {"LAB_EXPERIMENTS": "finish ../x"}, "LAB_EXPERIMENTS item '../x'"),
+        (["device_check.sh", "experiments"], {"EXPERIMENTS": "../x"}, "LAB_EXPERIMENTS item '../x'"),
         (["device_check.sh", "ab"], {}, "AB_BASE"),
         (["device_check.sh", "ab"], {"AB_BASE": str(sandbox / "notbuild")}, "AB_BASE"),
         (["device_check.sh"], {"OUT": str(user_file)}, "is not a directory"),
@@ -516,7 +519,7 @@ try:
     # Every program's --help: the --help, -h line in the options' column.
     if BUILD:
         programs = []
-        for folder in ("reduction", "mixed_precision", "occupancy", "access_patterns", "experiments", "peers",
+        for folder in ("reduction", "mixed_precision", "occupancy", "access_patterns", "lab", "peers",
                        "multi_gpu", "scan"):
             d = BUILD / folder
             if d.is_dir():

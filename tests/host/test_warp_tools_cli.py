@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The command lines of build/experiments/warp_tools and build/experiments/volatile_last_warp:
+"""The command lines of build/lab/warp_tools and build/lab/volatile_last_warp:
 --help, the refusals each makes before it looks for a GPU (exit code 2, one sentence on
 stderr naming the value, no file written), exit code 3 for a device that is not there,
 and with no GPU at all, exit 3 for a plain run with nothing written. Starts no
@@ -118,7 +118,7 @@ with tempfile.TemporaryDirectory() as scratch:
     out_dir = os.path.join(scratch, "out")
     os.mkdir(out_dir)
     for label, env, needle in [
-        ("a build without the programs", {"BUILD_DIR": os.path.join(scratch, "nobuild")}, "nobuild/experiments"),
+        ("a build without the programs", {"BUILD_DIR": os.path.join(scratch, "nobuild")}, "nobuild/lab"),
         ("no compute-sanitizer", {"BUILD_DIR": build, "COMPUTE_SANITIZER": os.path.join(scratch, "none")},
          "compute-sanitizer was not found"),
     ]:
@@ -159,10 +159,10 @@ def stand_in(path, text):
 
 
 with tempfile.TemporaryDirectory() as scratch:
-    os.makedirs(os.path.join(scratch, "build", "experiments"))
+    os.makedirs(os.path.join(scratch, "build", "lab"))
     os.makedirs(os.path.join(scratch, "bin"))
-    stand_in(os.path.join(scratch, "build", "experiments", "volatile_last_warp"), STAND_IN_LAST_WARP)
-    stand_in(os.path.join(scratch, "build", "experiments", "warp_tools"), STAND_IN_WARP_TOOLS)
+    stand_in(os.path.join(scratch, "build", "lab", "volatile_last_warp"), STAND_IN_LAST_WARP)
+    stand_in(os.path.join(scratch, "build", "lab", "warp_tools"), STAND_IN_WARP_TOOLS)
     stand_in(os.path.join(scratch, "compute-sanitizer"), STAND_IN_SANITIZER)
     # The script asks nvidia-smi for a GPU before it writes anything: a stand-in one.
     stand_in(os.path.join(scratch, "bin", "nvidia-smi"), "#!/bin/sh\necho 'NVIDIA Stand-in'\n")

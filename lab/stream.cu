@@ -1,7 +1,7 @@
 // stream: how close a single pass comes to the ceiling where the reading dominates,
 // n = 2^22 .. 2^26 (or --sweep), with the ceiling's own kernel in the same process.
-// Chapter: experiments/notes/92_lab_notes_reading.md (and 93 for stage 18).
-// Run: build/experiments/stream [--sweep LO:HI] [--csv FILE]
+// Chapter: lab/notes/92_lab_notes_reading.md (and 93 for stage 18).
+// Run: build/lab/stream [--sweep LO:HI] [--csv FILE]
 //
 //   stage15          stage 15 as the generic library runs it (the tagged ticket here)
 //   ticket           the tagged ticket kernel on its own grid: 3 blocks of 512 per SM

@@ -1,5 +1,5 @@
 // The warp step of a block sum, written with each of the warp-level tools that
-// experiments/warp_tools.cu compares (and tests/gpu/test_warp_tools.cu checks).
+// lab/warp_tools.cu compares (and tests/gpu/test_warp_tools.cu checks).
 //
 // Every kernel has stage 08's shape: each thread adds its elements in a grid-stride loop
 // with four accumulators (stage 07's loads), each warp adds its 32 values, lane 0 of

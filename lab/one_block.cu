@@ -1,5 +1,5 @@
 // one_block: what the combine costs when one block reads everything, n = 2^10 .. 2^14.
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/one_block [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/one_block [--csv FILE]
 //
 // One block of n / 16 threads; each thread loads its four float4s (all in flight at
 // once, the ceiling's 4-deep shape) and then:

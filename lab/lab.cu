@@ -154,7 +154,7 @@ int experiment_main(int argc, const char* const* argv, const Program& program) {
                                                common::format_count(n) + ".");
                 });
   args.epilog(
-      "What the designs are and what their numbers decided: experiments/notes/90_lab_notes.md.\n"
+      "What the designs are and what their numbers decided: lab/notes/90_lab_notes.md.\n"
       "Exit codes: 0 every checked row verified, 1 a check failed or a CUDA error occurred, 2 bad usage, 3 no "
       "CUDA device.");
   return common::run_program(program.name, [&] {

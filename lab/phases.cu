@@ -2,7 +2,7 @@
 // (every other power of two). DIAGNOSTIC: the kernel reads clocks (the global timer
 // and the SM's cycle counter) along its way; no CUB column. Its sum is still checked
 // (the first of the 101 launches at each n).
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/phases [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/phases [--csv FILE]
 //
 // Columns, medians over 101 launches with the L2 flushed (read) before each:
 //   body_ns          first block's start to the last block's own sum (global timer)

@@ -1,8 +1,8 @@
-// The lab's measuring harness: what every program in experiments/ shares.
+// The lab's measuring harness: what every program in lab/ shares.
 //
 // An experiment measures designs that were tried for the single-pass stages (13 to 16)
-// and were kept or left out; experiments/notes/90_lab_notes.md reports what they decided. Each
-// experiment is one program (build/experiments/<name>) that times its designs on one
+// and were kept or left out; lab/notes/90_lab_notes.md reports what they decided. Each
+// experiment is one program (build/lab/<name>) that times its designs on one
 // input (uniform in [0, 1), seed 1) at a fixed list of sizes, each row next to CUB's
 // DeviceReduce::Sum at the same n in the same process. A row is measured as the
 // runner measures a stage (common/row_measure.hpp): one checked launch, poisoned

@@ -1,6 +1,6 @@
 // shapes: the tagged ticket kernel with other grid shapes, n = 2^16 .. 2^24 (or --sweep),
 // beside stage15.
-// Chapter: experiments/notes/92_lab_notes_reading.md. Run: build/experiments/shapes [--sweep LO:HI] [--csv FILE]
+// Chapter: lab/notes/92_lab_notes_reading.md. Run: build/lab/shapes [--sweep LO:HI] [--csv FILE]
 //
 //   tBxT-uU-mM   B blocks of T threads per SM (at most as many as fit), U loads in
 //                flight per thread, at least M vectors per thread; t3x512-u4-m2 is the

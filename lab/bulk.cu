@@ -1,7 +1,7 @@
 // bulk: Hopper's bulk-copy engine (cp.async.bulk, TMA) feeds shared memory instead of
 // the threads loading through registers, n = 2^14 .. 2^24, beside stage15 and ticket.
 // Needs compute capability 9.0 or later.
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/bulk [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/bulk [--csv FILE]
 //
 //   bulkBxT-SxK   B blocks of T threads per SM, S buffers of K KiB in flight per block,
 //                 the tagged ticket (stage 14's finish) to combine the blocks

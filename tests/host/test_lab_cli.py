@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""One experiment program's command line (build/experiments/<name>): --help, and the
+"""One experiment program's command line (build/lab/<name>): --help, and the
 refusals that every program makes before it looks for a GPU (exit code 2, one sentence
 on stderr naming the value, no file written); then exit code 3 for a device that is not
 there, and with no GPU at all, exit 3 for a plain run with nothing written. Runs with
 or without a GPU: no case here starts a measurement.
 
-usage: test_experiments_cli.py PATH/TO/build/experiments/NAME
+usage: test_lab_cli.py PATH/TO/build/lab/NAME
 """
 import os
 import subprocess
@@ -39,7 +39,7 @@ def one_sentence(err):
 
 rc, out, err = run(["--help"])
 expect("--help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "experiments/notes/90_lab_notes.md",
+for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "lab/notes/90_lab_notes.md",
                "Exit codes"):
     expect(f"--help names {needle!r}", needle in out, f"output {out!r}")
 

@@ -1,7 +1,7 @@
 // volatile_last_warp: the "unrolled last warp" that older reduction code ends its block
 // tree with, and two correct ways to end it, each in one small launch (one block) that
 // compute-sanitizer's racecheck can watch:
-//   compute-sanitizer --tool racecheck build/experiments/volatile_last_warp --variant volatile
+//   compute-sanitizer --tool racecheck build/lab/volatile_last_warp --variant volatile
 //
 //   volatile   once 64 values are left, the first warp adds them with no barrier,
 //              through a volatile pointer to shared memory, as if its 32 lanes moved in

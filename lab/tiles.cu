@@ -1,6 +1,6 @@
 // tiles: how stage 16 (reproducible) hands fixed tiles to threads, n = 2^26, 2^28, 2^30,
 // beside stage15.
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/tiles [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/tiles [--csv FILE]
 //
 //   warp-8192-fixed      one warp per 8192-float tile, each block a fixed run of tiles
 //                        (stage 16's first design)

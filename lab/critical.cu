@@ -1,6 +1,6 @@
 // critical: shorter paths from the last block's data to the result, n = 2^14 .. 2^22,
 // beside stage15 and ticket (each on its own zeroed scratch).
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/critical [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/critical [--csv FILE]
 //
 //   shuffle      the tagged ticket kernel with the block sum the generic library had
 //                before block_reduce_one_round (two rounds of shuffles), for both sums

@@ -1,5 +1,5 @@
 // finish: how the blocks of one launch combine their partial sums, n = 2^14 .. 2^25.
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/finish [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/finish [--csv FILE]
 //
 //   stage15         stage 15 as the generic library runs it: one block up to 2^14, one
 //                   cluster on Hopper up to 2^17, else the tagged ticket

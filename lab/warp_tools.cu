@@ -1,7 +1,7 @@
 // warp_tools: the warp step of a block sum written with each warp-level tool, at
 // n = 1000, 2^20 and 2^24 (or --n), floats and 32-bit unsigned integers.
 // Chapters: chapters/08_warp_shuffles.md, chapters/09_cooperative_groups.md.
-// Run: build/experiments/warp_tools [--n N] [--csv FILE]
+// Run: build/lab/warp_tools [--n N] [--csv FILE]
 //
 //   f32-shfl, u32-shfl         stage 08's five __shfl_down_sync steps; lanes with no
 //                              element hold 0

@@ -1,6 +1,6 @@
 // lastblock: other ways for the tagged ticket kernel's last block to get the
 // partials, n = 2^14 .. 2^22, beside stage15 and ticket (each on its own zeroed scratch).
-// Chapter: experiments/notes/90_lab_notes.md. Run: build/experiments/lastblock [--csv FILE]
+// Chapter: lab/notes/90_lab_notes.md. Run: build/lab/lastblock [--csv FILE]
 //
 //   prefetch          the ticket and the block's slot asked into L2 at the start
 //   sector            each slot a whole 32-byte sector, written by one request
