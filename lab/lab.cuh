@@ -12,6 +12,7 @@
 #include "cuda_check.hpp"
 #include "lab.hpp"
 #include "single_pass.cuh"
+#include "workspace_layout.hpp"
 
 namespace lab {
 
@@ -33,19 +34,21 @@ __device__ __forceinline__ float chunk_sum(const float* __restrict__ in, std::si
 }
 
 // The designs compared here keep a launch-number tag: a launch's tag is one more than the
-// last launch's (kept at kTagOffset, 0 skipped), and a slot counts as written when it
+// last launch's (kept at kLaunchTagOffset, 0 skipped), and a slot counts as written when it
 // carries it. The stages and the library no longer do this (their last block empties
 // each slot after reading it, chapter 14): a slot a smaller grid left behind can carry
 // an old tag that comes round again after 2^32 launches. Each experiment runs on a
 // scratch area of its own per size, so its grid never changes and the tags cannot alias.
-constexpr std::size_t kTagOffset = 64;
-constexpr std::size_t kSlotsOffset = g::kSlotsOffset;
+// The offsets are the workspace layout that the stages and the library share
+// (single_pass/workspace_layout.hpp), which keeps the tag's word for the lab.
+using reduction::workspace::kLaunchTagOffset;
+using reduction::workspace::kSlotsOffset;
 
 // The launch's tag, read by thread 0 (others get 0).
 __device__ __forceinline__ unsigned read_launch_tag(const unsigned char* scratch) {
   unsigned tag = 0;
   if (threadIdx.x == 0) {
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(scratch + kTagOffset) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(tag) : "l"(scratch + kLaunchTagOffset) : "memory");
     tag = tag + 1 == 0 ? 1 : tag + 1;
   }
   return tag;
@@ -83,7 +86,7 @@ __device__ __forceinline__ unsigned take_ticket(unsigned char* scratch) {
 __device__ __forceinline__ void publish(float* out, float w, unsigned char* scratch, unsigned tag) {
   *out = w;
   *reinterpret_cast<unsigned*>(scratch) = 0;
-  *reinterpret_cast<unsigned*>(scratch + kTagOffset) = tag;
+  *reinterpret_cast<unsigned*>(scratch + kLaunchTagOffset) = tag;
 }
 
 // The last block's threads add the slots in index order: thread t takes slots t,

@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kBlock, common::one_block_on(75, 100, 120))
     *out = w;
     const long long c5 = clock64();
     *ticket = 0;
-    *reinterpret_cast<unsigned*>(scratch + lab::kTagOffset) = expected;
+    *reinterpret_cast<unsigned*>(scratch + lab::kLaunchTagOffset) = expected;
     const long long c[6] = {c0, c1, c2, c3, c4, c5};
     for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
     last_clocks[6] = blockIdx.x;

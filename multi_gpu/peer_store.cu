@@ -60,6 +60,7 @@
 #include "grid.hpp"
 #include "primitives.cuh"
 #include "verify.hpp"
+#include "workspace_layout.hpp"
 
 #include <set>
 #include <utility>
@@ -68,9 +69,9 @@ namespace multi_gpu {
 namespace {
 
 constexpr int kUnroll = 4;
-// The fused sum's scratch: the start counter at byte 0, one 8-byte slot per block from
-// byte 128 (the counter's 128-byte line to itself).
-constexpr std::size_t kSlotsOffset = 128;
+// The fused sum's scratch (single_pass/workspace_layout.hpp): the start counter at byte 0,
+// one 8-byte slot per block from byte kSlotsOffset (the counter's 128-byte line to itself).
+using reduction::workspace::kSlotsOffset;
 
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;

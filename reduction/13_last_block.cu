@@ -25,12 +25,15 @@
 #include "sm_limits.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
+#include "workspace_layout.hpp"
 
 namespace reduction {
 namespace {
 
 constexpr int kUnroll = 4;
-constexpr std::size_t kPartialsOffset = 128;  // the counter has its own cache line
+// The scratch (single_pass/workspace_layout.hpp): the counter at byte 0, one partial per
+// block from byte kSlotsOffset (128: the counter has its own cache line).
+constexpr std::size_t kPartialsOffset = workspace::kSlotsOffset;
 
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock, kBlock == 1024 ? common::one_block_on(80) : 0)

@@ -25,15 +25,16 @@
 #include "primitives.cuh"
 #include "stage.hpp"
 #include "verify.hpp"
+#include "workspace_layout.hpp"
 
 namespace reduction {
 namespace {
 
 constexpr int kUnroll = 4;
 constexpr int kSmallLoads = 8;  // float4 loads per thread of the one-block kernel
-// The scratch: the ticket at byte 0, one 8-byte slot per block from byte 128 (the
-// ticket's 128-byte line to itself).
-constexpr std::size_t kSlotsOffset = 128;
+// The scratch (single_pass/workspace_layout.hpp): the ticket at byte 0, one 8-byte slot
+// per block from byte kSlotsOffset (128: the ticket's 128-byte line to itself).
+using workspace::kSlotsOffset;
 
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock)

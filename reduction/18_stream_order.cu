@@ -35,6 +35,7 @@
 #include "sm_limits.hpp"
 #include "stage.hpp"
 #include "verify.hpp"
+#include "workspace_layout.hpp"
 
 namespace reduction {
 namespace {
@@ -42,8 +43,9 @@ namespace {
 constexpr int kUnroll = 4;
 // Up to this many rounds of kUnroll float4s per thread, the grid is trimmed to whole rounds.
 constexpr std::size_t kRoundedUpTo = 4;
-// The scratch: the start counter at byte 0, one 8-byte slot per block from byte 128.
-constexpr std::size_t kSlotsOffset = 128;
+// The scratch (single_pass/workspace_layout.hpp): the start counter at byte 0, one 8-byte
+// slot per block from byte kSlotsOffset.
+using workspace::kSlotsOffset;
 
 // One thread's share in the ceiling's order: float4s i, i + T, ... of the 16-byte
 // aligned body, kUnroll loads in flight, then what is left one at a time (fewer than

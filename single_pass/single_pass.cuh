@@ -53,6 +53,8 @@
 #include <utility>
 #include <vector>
 
+#include "workspace_layout.hpp"
+
 namespace reduction::generic {
 
 // ---- operators -----------------------------------------------------------------
@@ -353,9 +355,10 @@ __device__ __forceinline__ T block_chunk_reduce(const T* __restrict__ in, std::s
 }
 
 // Where the ticket path keeps its state, inside the caller's scratch (scratch_bytes):
-// the ticket (a counter of finished blocks) at byte 0, and from byte 128 (its own cache
-// lines) one slot per block.
-constexpr std::size_t kSlotsOffset = 128;
+// the ticket (a counter of finished blocks) at byte 0, and from byte kSlotsOffset (128:
+// the ticket's cache line to itself) one slot per block; workspace_layout.hpp, beside
+// this file, holds the layout that the stages and the lab share.
+using workspace::kSlotsOffset;
 
 // Values of 4 bytes travel in a tagged slot: one 64-bit word that is 0 when the slot is
 // empty and holds the tag kFull (high half) and the value's bits (low half) when it is

@@ -2,7 +2,8 @@
 """The single-pass reduction as an installed CMake package, consumed by another project:
 
   1. `cmake --install BUILD_DIR --component single_pass` into a temporary prefix installs
-     the header (byte for byte the source's) and the package files;
+     the headers (single_pass.cuh and the workspace_layout.hpp it includes, byte for byte
+     the source's) and the package files;
   2. a C++-only project finds the package with find_package(... 0.1 CONFIG REQUIRED),
      gets the imported target reduction::single_pass with CUDA::cudart, and a request
      for version 1.0 is refused;
@@ -78,10 +79,11 @@ try:
     # 1. The install.
     rc, out = run(["cmake", "--install", build_dir, "--prefix", prefix, "--component", "single_pass"])
     check(rc == 0, "cmake --install --component single_pass exits 0", out)
-    header = os.path.join(prefix, "include", "reduction", "single_pass.cuh")
-    check(os.path.isfile(header) and filecmp.cmp(header, os.path.join(source_dir, "single_pass", "single_pass.cuh"),
-                                                 shallow=False),
-          "the installed include/reduction/single_pass.cuh is the source's header")
+    for name in ("single_pass.cuh", "workspace_layout.hpp"):
+        header = os.path.join(prefix, "include", "reduction", name)
+        check(os.path.isfile(header) and filecmp.cmp(header, os.path.join(source_dir, "single_pass", name),
+                                                     shallow=False),
+              f"the installed include/reduction/{name} is the source's header")
     package_dir = None
     for libdir in ("lib", "lib64"):
         candidate = os.path.join(prefix, libdir, "cmake", PACKAGE)
