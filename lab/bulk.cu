@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kBlock) bulk_sum(const float* __restrict__ in,
   const std::size_t tail_begin = split.head + split.packs * 4;
   if (thread < split.head) a0 += in[thread];
   if (thread < n - tail_begin) a0 += in[tail_begin + thread];
-  const float v = lab::block_sum<kBlock>((a0 + a1) + (a2 + a3));
+  const float v = lab::block_sum_one_round<kBlock>((a0 + a1) + (a2 + a3));
   g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 #else
   __trap();  // launched only on compute capability 9.0 and later

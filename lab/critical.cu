@@ -16,7 +16,7 @@
 namespace {
 
 namespace g = reduction::generic;
-using lab::block_sum;
+using lab::block_sum_one_round;
 using lab::Experiment;
 using lab::load_slot;
 using lab::publish;
@@ -102,11 +102,11 @@ __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict
   __shared__ bool collects;
   __shared__ unsigned launch_tag;
   __shared__ float own;
-  if (threadIdx.x == 0) {  // seen by every thread after the barrier inside block_sum
+  if (threadIdx.x == 0) {  // seen by every thread after the barrier inside block_sum_one_round
     collects = started == gridDim.x - 1;
     launch_tag = tag;
   }
-  const float v = block_sum<kBlock>(mine);
+  const float v = block_sum_one_round<kBlock>(mine);
   auto* slots = slots_of(scratch);
   if (!collects) {
     if (threadIdx.x == 0) store_slot(slots, blockIdx.x, tag, v);
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kBlock) poll_start_sum(const float* __restrict
     while (static_cast<unsigned>(word >> 32) != expected) word = load_slot(slots, b);
     w += g::untag_value<float>(word);
   }
-  w = block_sum<kBlock>(w);
+  w = block_sum_one_round<kBlock>(w);
   if (threadIdx.x == 0) publish(out, w, scratch, expected);
 }
 

@@ -23,7 +23,7 @@
 namespace {
 
 namespace g = reduction::generic;
-using lab::block_sum;
+using lab::block_sum_one_round;
 using lab::chunk_sum;
 using lab::Experiment;
 
@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(kBlock)
   if (!is_last) return;
   float w = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) w += __ldcg(partials + b);
-  w = block_sum<kBlock>(w);
+  w = block_sum_one_round<kBlock>(w);
   if (threadIdx.x == 0) {
     *out = w;
     *ticket = 0;

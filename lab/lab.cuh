@@ -20,9 +20,11 @@ namespace g = reduction::generic;
 
 // ---- device pieces ----------------------------------------------------------------------------
 
-// The block's float sum (one barrier, one round of shuffles, as in the stages).
+// The block's float sum in one round (one barrier, then warp 0 alone adds): the library's
+// block_reduce_one_round, the same additions in the same order as stage 13's
+// block_sum_one_round (reduction/primitives.cuh), not stage 08's two-level block_sum.
 template <int kBlock>
-__device__ __forceinline__ float block_sum(float v) {
+__device__ __forceinline__ float block_sum_one_round(float v) {
   return g::block_reduce_one_round<kBlock>(v, g::Sum{});
 }
 
@@ -109,7 +111,7 @@ __device__ __forceinline__ float thread_collect(const unsigned long long* slots,
 template <int kBlock>
 __device__ __forceinline__ float block_collect(const unsigned long long* slots, unsigned stride, unsigned expected,
                                                unsigned long long first = 0) {
-  return block_sum<kBlock>(thread_collect<kBlock>(slots, stride, expected, first));
+  return block_sum_one_round<kBlock>(thread_collect<kBlock>(slots, stride, expected, first));
 }
 
 // "flag" (experiments finish and stream): no ticket. Every block but block 0 stores its
@@ -135,7 +137,7 @@ __device__ __forceinline__ void flag_finish(float v, unsigned long long* words, 
     while (static_cast<unsigned>(word >> 32) != launch) word = load_slot(words, b);
     w += g::untag_value<float>(word);
   }
-  w = block_sum<kBlock>(w);
+  w = block_sum_one_round<kBlock>(w);
   if (threadIdx.x == 0) *out = w;
 }
 

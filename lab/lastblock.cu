@@ -29,7 +29,7 @@ namespace {
 
 namespace g = reduction::generic;
 using lab::block_collect;
-using lab::block_sum;
+using lab::block_sum_one_round;
 using lab::chunk_sum;
 using lab::Experiment;
 using lab::load_slot;
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kBlock)
   float v = acc[0];
 #pragma unroll
   for (int u = 1; u < kUnroll; ++u) v += acc[u];
-  v = block_sum<kBlock>(v);
+  v = block_sum_one_round<kBlock>(v);
   g::finish_with_ticket<float, g::Sum, kBlock>(v, out, scratch, g::Sum{});
 }
 

@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kBlock) one_block(const float* __restrict__ in
       a.w += v[u].w;
     }
     float s = (a.x + a.y) + (a.z + a.w);
-    s = kCombine == Combine::warp ? g::warp_reduce(s, g::Sum{}) : lab::block_sum<kBlock>(s);
+    s = kCombine == Combine::warp ? g::warp_reduce(s, g::Sum{}) : lab::block_sum_one_round<kBlock>(s);
     if (threadIdx.x == 0) *out = s;
   }
 }

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kBlock, common::one_block_on(75, 100, 120))
     w += g::untag_value<float>(word);
   }
   const long long c4 = clock64();
-  w = lab::block_sum<kBlock>(w);
+  w = lab::block_sum_one_round<kBlock>(w);
   if (threadIdx.x == 0) {
     *out = w;
     const long long c5 = clock64();
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kBlock, common::one_block_on(75, 100, 120))
     const long long c[6] = {c0, c1, c2, c3, c4, c5};
     for (int k = 0; k < 6; ++k) last_clocks[k] = c[k];
     last_clocks[6] = blockIdx.x;
-    last_clocks[7] = rereads;  // block_sum's barrier came after every thread's reads
+    last_clocks[7] = rereads;  // block_sum_one_round's barrier came after every thread's reads
   }
 }
 

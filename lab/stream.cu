@@ -35,7 +35,7 @@
 namespace {
 
 namespace g = reduction::generic;
-using lab::block_sum;
+using lab::block_sum_one_round;
 using lab::chunk_sum;
 using lab::Experiment;
 
@@ -65,7 +65,7 @@ __device__ __forceinline__ float stride_sum(const float* __restrict__ in, std::s
   float s = acc[0];
 #pragma unroll
   for (int u = 1; u < kUnroll; ++u) s += acc[u];
-  return block_sum<kBlock>(s);
+  return block_sum_one_round<kBlock>(s);
 }
 
 // How the blocks' partials become the sum.

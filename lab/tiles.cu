@@ -60,7 +60,7 @@ __device__ void finish_tiles(const float* tile_sums, std::size_t tiles, unsigned
 #pragma unroll
     for (int j = 0; j < kInFlight; ++j) w += v[j];
   }
-  w = lab::block_sum<256>(w);
+  w = lab::block_sum_one_round<256>(w);
   if (threadIdx.x == 0) {
     *out = w;
     ticket[0] = 0;

@@ -35,6 +35,9 @@ __device__ __forceinline__ float warp_sum(float v) {
 // memory, then the first warp's sum of those. Every thread of the block must call it,
 // and blockDim.x must be a multiple of 32. The barrier at the end keeps a second call
 // in the same kernel from overwriting warp_sums while warp 0 still reads them.
+// The library's block_reduce (single_pass/single_pass.cuh) is this sum for any type and
+// operator, kept as its own copy because the library includes nothing from this folder;
+// tests/gpu/test_safety.cu checks that the two give the same bits.
 __device__ inline float block_sum(float v) {
   __shared__ float warp_sums[32];
   const unsigned lane = threadIdx.x % 32;
@@ -180,7 +183,10 @@ __device__ __forceinline__ float chunk_thread_sum(const float* __restrict__ in, 
 // the values l, l + 32. It adds them pairwise, and five shuffles add the lanes. The order is fixed and the depth is
 // log2(kBlock), as in block_sum. kBlock: a power of two from 32 to 1024. Once per kernel, or with a
 // __syncthreads() between two calls: `values` is reused, and warp 0 may still be
-// reading it when the other warps have gone on.
+// reading it when the other warps have gone on. The library's block_reduce_one_round
+// (single_pass/single_pass.cuh) is this sum for any type and operator, and the lab's
+// block_sum_one_round takes it; tests/gpu/test_safety.cu checks that the two give the
+// same bits.
 template <int kBlock>
 __device__ __forceinline__ float block_sum_one_round(float v) {
   static_assert(kBlock >= 32 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0, "a power of two from 32 to 1024");

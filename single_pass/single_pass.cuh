@@ -168,7 +168,9 @@ __device__ __forceinline__ T warp_reduce(T v, Op op) {
   return v;
 }
 
-// Every thread of the block must call it; thread 0 gets the block's value.
+// Every thread of the block must call it; thread 0 gets the block's value. Stage 08's
+// block_sum (reduction/primitives.cuh) for any type and operator: the same two levels of
+// shuffles, written again so that this header stands alone.
 template <int kBlock, typename T, typename Op>
 __device__ __forceinline__ T block_reduce(T v, Op op) {
   static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block size must be a multiple of 32, at most 1024");
@@ -235,7 +237,9 @@ __device__ __forceinline__ T block_reduce_lanes(T v, Op op, Lanes lanes) {
 // critical path; chapter 13 and the "critical" experiment
 // (lab/critical.cu) have the measured difference. The order is
 // fixed, so the result is as deterministic as block_reduce's, and just as deep:
-// log2(kBlock) operations.
+// log2(kBlock) operations. Stage 13's block_sum_one_round (reduction/primitives.cuh) for
+// any type and operator, written again so that this header stands alone; for floats the
+// two give the same bits (tests/gpu/test_safety.cu).
 template <int kBlock, typename T, typename Op>
 __device__ __forceinline__ T block_reduce_one_round(T v, Op op) {
   return block_reduce_lanes<kBlock>(v, op, [op](T s) { return warp_reduce(s, op); });

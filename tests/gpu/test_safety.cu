@@ -381,3 +381,76 @@ TEST_CASE("the shared block sums: any whole number of warps, and two calls in on
     }
   }
 }
+
+namespace {
+
+// The two meanings of a block sum, each written twice: once as a stage teaches it, for
+// floats (primitives.cuh), and once in the generic library (single_pass.cuh, which
+// includes nothing from reduction/). out[0] and out[1]: stage 13's block_sum_one_round
+// and the library's block_reduce_one_round; out[2] and out[3]: stage 08's block_sum
+// (two levels of shuffles) and the library's block_reduce.
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock) both_block_sums(const float* in, float* out) {
+  namespace g = reduction::generic;
+  const float v = in[threadIdx.x];
+  const float stage_one_round = reduction::block_sum_one_round<kBlock>(v);
+  const float library_one_round = g::block_reduce_one_round<kBlock>(v, g::Sum{});
+  const float stage_two_levels = reduction::block_sum(v);
+  const float library_two_levels = g::block_reduce<kBlock>(v, g::Sum{});
+  if (threadIdx.x == 0) {
+    out[0] = stage_one_round;
+    out[1] = library_one_round;
+    out[2] = stage_two_levels;
+    out[3] = library_two_levels;
+  }
+}
+
+unsigned bits_of(float f) {
+  unsigned u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+template <int kBlock>
+bool check_both_block_sums(std::uint64_t seed) {
+  // Mixed signs and magnitudes: a float sum of these depends on its order, so equal bits
+  // mean the same additions in the same order.
+  const std::vector<float> host = common::make_input(Pattern::mixed_signs, seed, kBlock);
+  common::DeviceBuffer<float> in(kBlock);
+  common::DeviceBuffer<float> out(4);
+  common::copy_to_device(in.get(), host.data(), kBlock * sizeof(float));
+  const float poisoned[4] = {common::poison_value(), common::poison_value(), common::poison_value(),
+                             common::poison_value()};
+  common::copy_to_device(out.get(), poisoned, sizeof poisoned);  // a sum never written fails its check
+  both_block_sums<kBlock><<<1, kBlock>>>(in.get(), out.get());
+  CUDA_CHECK_LAUNCH();
+  float r[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  CUDA_CHECK(cudaMemcpy(r, out.get(), sizeof r, cudaMemcpyDeviceToHost));
+  const common::Reference ref = common::reference_sum(host);
+  INFO("block " << kBlock << ", seed " << seed << ": one round " << r[0] << " / " << r[1] << ", two levels " << r[2]
+                << " / " << r[3] << ", exact " << ref.sum);
+  // Depth log2(kBlock), and five more for a block of one warp, whose two-level sum adds
+  // the warp's value to zeros in a second round.
+  for (float x : r) CHECK(common::check_sum(x, ref, common::tree_depth(kBlock) + 5, kBlock).ok);
+  CHECK(bits_of(r[0]) == bits_of(r[1]));
+  CHECK(bits_of(r[2]) == bits_of(r[3]));
+  // Whether the input told the two orders apart (the caller asks it of some seed).
+  return bits_of(r[0]) != bits_of(r[2]);
+}
+
+}  // namespace
+
+TEST_CASE("the stages' block sums and the library's: the same additions in the same order, bit for bit",
+          "[gpu][safety][blocks]") {
+  bool orders_differ = false;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    orders_differ |= check_both_block_sums<32>(seed);
+    orders_differ |= check_both_block_sums<64>(seed);
+    orders_differ |= check_both_block_sums<128>(seed);
+    orders_differ |= check_both_block_sums<256>(seed);
+    orders_differ |= check_both_block_sums<512>(seed);
+    orders_differ |= check_both_block_sums<1024>(seed);
+  }
+  // The inputs can tell orders apart: one round and two levels differ in some last bit.
+  CHECK(orders_differ);
+}
