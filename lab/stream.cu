@@ -25,12 +25,12 @@
 #include <algorithm>
 
 #include "cli.hpp"
-#include "grid.hpp"
 #include "lab.cuh"
-#include "prepared_stage.hpp"
-#include "registry.hpp"
+#include "peers/stream_only.cuh"
+#include "reduction/grid.hpp"
+#include "reduction/prepared_stage.hpp"
+#include "reduction/registry.hpp"
 #include "sm_limits.hpp"
-#include "stream_only.cuh"
 
 namespace {
 

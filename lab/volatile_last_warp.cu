@@ -27,7 +27,7 @@
 #include "device_buffer.hpp"
 #include "device_info.hpp"
 #include "inputs.hpp"
-#include "primitives.cuh"
+#include "reduction/primitives.cuh"
 #include "verify.hpp"
 
 namespace {

@@ -34,7 +34,7 @@
 #include "cuda_check.hpp"
 #include "inputs.hpp"
 #include "kernel_image.hpp"
-#include "primitives.cuh"
+#include "reduction/primitives.cuh"
 #include "verify.hpp"
 
 namespace warp_tools {

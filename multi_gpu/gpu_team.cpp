@@ -19,8 +19,8 @@
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "nccl_check.hpp"
-#include "prepared_stage.hpp"
-#include "registry.hpp"
+#include "reduction/prepared_stage.hpp"
+#include "reduction/registry.hpp"
 
 namespace multi_gpu {
 namespace {

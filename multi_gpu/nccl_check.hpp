@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "registry.hpp"
+#include "reduction/registry.hpp"
 
 namespace multi_gpu {
 

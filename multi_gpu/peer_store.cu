@@ -57,8 +57,8 @@
 #include "peer_store.hpp"
 
 #include "cuda_check.hpp"
-#include "grid.hpp"
-#include "primitives.cuh"
+#include "reduction/grid.hpp"
+#include "reduction/primitives.cuh"
 #include "verify.hpp"
 #include "workspace_layout.hpp"
 

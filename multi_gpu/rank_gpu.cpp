@@ -11,7 +11,7 @@
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "nccl_check.hpp"
-#include "prepared_stage.hpp"
+#include "reduction/prepared_stage.hpp"
 
 namespace multi_gpu {
 namespace {

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "16_reproducible_order.hpp"
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "gpu_fixture.hpp"
 #include "inputs.hpp"
-#include "prepared_stage.hpp"
-#include "registry.hpp"
+#include "reduction/16_reproducible_order.hpp"
+#include "reduction/prepared_stage.hpp"
+#include "reduction/registry.hpp"
 #include "verify.hpp"
 
 using common::Pattern;

@@ -16,9 +16,9 @@
 #include "gpu_fixture.hpp"
 #include "inputs.hpp"
 #include "kernel_image.hpp"
-#include "launch_shape.hpp"
-#include "prepared_stage.hpp"
-#include "registry.hpp"
+#include "reduction/launch_shape.hpp"
+#include "reduction/prepared_stage.hpp"
+#include "reduction/registry.hpp"
 #include "sm_limits.hpp"
 #include "verify.hpp"
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "16_reproducible_order.hpp"
 #include "catch.hpp"
 #include "device_info.hpp"
-#include "grid.hpp"
-#include "launch_shape.hpp"
+#include "reduction/16_reproducible_order.hpp"
+#include "reduction/grid.hpp"
+#include "reduction/launch_shape.hpp"
 #include "sm_limits.hpp"
 #include "test_files.hpp"
 #include "timing.hpp"

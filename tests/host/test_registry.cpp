@@ -11,9 +11,9 @@
 #include "catch.hpp"
 #include "cli.hpp"
 #include "measure.hpp"
-#include "passes.hpp"
-#include "registry.hpp"
-#include "runner.hpp"
+#include "reduction/passes.hpp"
+#include "reduction/registry.hpp"
+#include "reduction/runner.hpp"
 #include "test_files.hpp"
 
 using reduction::Kind;

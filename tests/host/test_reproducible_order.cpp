@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "16_reproducible_order.hpp"
 #include "catch.hpp"
 #include "inputs.hpp"
+#include "reduction/16_reproducible_order.hpp"
 #include "verify.hpp"
 
 namespace ro = reduction::reproducible;
