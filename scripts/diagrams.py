@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Concept diagrams for the chapters, drawn from the code's own parameters.
+"""Every PNG the docs show, from one registry (REGISTRY below): the concept diagrams,
+drawn from the code's own parameters, and the data plots, drawn from the committed CSVs.
 
-    scripts/diagrams.py              draw every figure into chapters/figures/
-    scripts/diagrams.py --check      write nothing; exit 1 naming every missing or stale figure
-    scripts/diagrams.py --list       print the figures' file names, one a line
+    scripts/diagrams.py              draw every PNG into its home (chapters/figures/, results/GPU/)
+    scripts/diagrams.py --check      write nothing; exit 1 naming every missing or stale PNG,
+                                     and every PNG the docs link that the registry does not list
+    scripts/diagrams.py --list       print the registry: each PNG, what draws it, what it read
 
 Options: --root DIR (the repository, default this script's parent folder), --out DIR
-(default ROOT/chapters/figures), --only NAME,... (some of the figures, by file name).
+(put the PNGs there instead of their homes), --only NAME,... (some of the PNGs, by path
+or file name). scripts/plot.py and scripts/plot_access.py draw the data plots from other
+CSVs through the same registry.
 
-The figures and where their numbers come from:
+The figures drawn here (the rest are modules of scripts/figures/) and their numbers' sources:
 
   reduction_tree.png        stage 01's pairing (dst[i] = src[..] + src[..]), run on 16 elements
   index_maps.png            stages 02-05: each kernel's loop header and its `if`, run on a
@@ -37,21 +41,22 @@ anything is drawn, so a figure cannot show a tree the code does not build. A con
 is read from that file; the few hardware facts kept here (32 banks of 4 bytes) are
 checked against any source that defines them too.
 
-Staleness. Every PNG carries two text chunks: "Fingerprint", a SHA-256 over this
-script's text and the figure's inputs (everything read from the sources and result
-files), and "Renderer", the matplotlib and FreeType versions that drew it. --check
-recomputes each fingerprint (no drawing needed) and, where this machine's renderer is
-the one recorded, also redraws the figure and requires the same bytes. PNGs carry no
-date or software stamp, so the same inputs give the same file.
+Staleness, one rule for every PNG. Each carries two text chunks: "Fingerprint", a
+SHA-256 over this script, its drawing module, its parameters (the values read from the
+sources) and the bytes of every CSV it was drawn from, and "Renderer", the matplotlib,
+FreeType and Pillow versions that drew it. --check recomputes each fingerprint (no
+drawing needed) and, where this machine's renderer is the one recorded, also redraws
+the PNG and requires the same bytes. PNGs carry no date or software stamp, so the same
+inputs give the same file.
 
-Exit codes: 0 done (with --check: every figure current); 1 --check found a missing or
-stale figure; 2 bad usage, a source or result file the script cannot read a parameter
-from, or no matplotlib for drawing (one sentence on stderr; nothing is written).
+Exit codes: 0 done (with --check: every PNG current and registered); 1 --check found a
+missing, stale or unregistered PNG; 2 bad usage, a source or result file the script
+cannot read a parameter from, or no matplotlib for drawing (one sentence on stderr;
+nothing is written).
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import hashlib
 import io
@@ -110,6 +115,8 @@ def read_source(root: Path, rel: str) -> str:
     path = root / rel
     if not path.is_file():
         raise DiagramError(f"{rel} does not exist, so its parameters cannot be read.")
+    for reads in READS:
+        reads.append(rel)
     return path.read_text(encoding="utf-8")
 
 
@@ -646,8 +653,10 @@ class Canvas:
                                          color=color, linewidth=lw, shrinkA=0, shrinkB=0,
                                          connectionstyle=f"arc3,rad={rad}"))
 
+    COLOURS, METHOD = 128, "MEDIANCUT"
+
     def save(self, plt, fingerprint: str, renderer: str) -> bytes:
-        """PNG bytes: the drawing reduced to a palette of at most 128 colours (flat
+        """PNG bytes: the drawing reduced to a palette of at most COLOURS colours (flat
         diagrams lose nothing visible, and the file shrinks to a fraction), with the
         two text chunks and nothing else (no date, no software stamp)."""
         import numpy
@@ -659,7 +668,7 @@ class Canvas:
         quantize = getattr(Image, "Quantize", Image)
         dither = getattr(Image, "Dither", Image)
         image = Image.fromarray(pixels, "RGBA").convert("RGB").quantize(
-            colors=128, method=quantize.MEDIANCUT, dither=dither.NONE)
+            colors=self.COLOURS, method=getattr(quantize, self.METHOD), dither=dither.NONE)
         info = PngImagePlugin.PngInfo()
         info.add_text("Fingerprint", fingerprint)
         info.add_text("Renderer", renderer)
@@ -1082,50 +1091,101 @@ def draw_cluster_dsmem(plt, d: dict) -> Canvas:
     return c
 
 
-@dataclass
-class Figure:
-    name: str
-    inputs: object  # callable(root, results) -> dict
-    draw: object  # callable(plt, dict) -> Canvas
-    about: str
+BUILTIN = {  # the figures drawn by this script: draw_ function -> (its parameters, what it shows)
+    "draw_reduction_tree": (lambda root, res: tree_inputs(root), "the reduction tree of stage 01"),
+    "draw_index_maps": (lambda root, res: index_map_inputs(root), "which thread adds which element in stages 02-05"),
+    "draw_bank_conflicts": (lambda root, res: bank_inputs(root),
+                            "stage 04's shared-memory access, with and without padding"),
+    "draw_warp_shuffle": (lambda root, res: shuffle_inputs(root), "stage 08's shuffle-down rounds"),
+    "draw_grid_stride_vs_chunk": (lambda root, res: chunk_inputs(root),
+                                  "a grid-stride loop against one chunk per block"),
+    "draw_loads_in_flight": (flight_inputs, "Little's law, 1 against 4 loads in flight"),
+    "draw_last_block_ticket": (lambda root, res: ticket_inputs(root), "the last-block ticket"),
+    "draw_cluster_dsmem": (lambda root, res: cluster_inputs(root), "a cluster adding through distributed shared memory"),
+}
 
 
-FIGURES = [
-    Figure("reduction_tree.png", lambda root, res: tree_inputs(root), draw_reduction_tree,
-           "the reduction tree of stage 01"),
-    Figure("index_maps.png", lambda root, res: index_map_inputs(root), draw_index_maps,
-           "which thread adds which element in stages 02-05"),
-    Figure("bank_conflicts.png", lambda root, res: bank_inputs(root), draw_bank_conflicts,
-           "stage 04's shared-memory access, with and without padding"),
-    Figure("warp_shuffle_down.png", lambda root, res: shuffle_inputs(root), draw_warp_shuffle,
-           "stage 08's shuffle-down rounds"),
-    Figure("grid_stride_vs_chunk.png", lambda root, res: chunk_inputs(root), draw_grid_stride_vs_chunk,
-           "a grid-stride loop against one chunk per block"),
-    Figure("loads_in_flight.png", flight_inputs, draw_loads_in_flight, "Little's law, 1 against 4 loads in flight"),
-    Figure("last_block_ticket.png", lambda root, res: ticket_inputs(root), draw_last_block_ticket,
-           "the last-block ticket"),
-    Figure("cluster_dsmem.png", lambda root, res: cluster_inputs(root), draw_cluster_dsmem,
-           "a cluster adding through distributed shared memory"),
+# ---- the registry: every PNG the docs show -----------------------------------------------
+#
+# One line per PNG: where it lives in the repository and what draws it, a draw_ function
+# of this script (BUILTIN) or a module scripts/figures/NAME.py. --check fails, naming the
+# file, when a PNG is missing or stale, when a Markdown file of the docs (DOC_GLOBS) links
+# a PNG this list does not name, when chapters/ or results/ hold a PNG it does not name,
+# and when a module of scripts/figures/ is not named here. --list prints every PNG with
+# the files its parameters came from.
+#
+# The one staleness rule: a PNG's fingerprint is a SHA-256 over this script, its module's
+# text, its parameters (the values read from the code) and the bytes of every CSV its
+# parameters were read from (result_files.load, however called; see collect()). A concept
+# figure and a data plot differ only in what they read.
+
+REGISTRY = [
+    ("chapters/figures/reduction_tree.png", "draw_reduction_tree"),
+    ("chapters/figures/index_maps.png", "draw_index_maps"),
+    ("chapters/figures/bank_conflicts.png", "draw_bank_conflicts"),
+    ("chapters/figures/warp_shuffle_down.png", "draw_warp_shuffle"),
+    ("chapters/figures/grid_stride_vs_chunk.png", "draw_grid_stride_vs_chunk"),
+    ("chapters/figures/loads_in_flight.png", "draw_loads_in_flight"),
+    ("chapters/figures/last_block_ticket.png", "draw_last_block_ticket"),
+    ("chapters/figures/cluster_dsmem.png", "draw_cluster_dsmem"),
+    ("chapters/figures/atomics_vs_second_launch.png", "figures/atomics_vs_second_launch.py"),
+    ("chapters/figures/barrier_tree.png", "figures/barrier_tree.py"),
+    ("chapters/figures/batched_tail.png", "figures/batched_tail.py"),
+    ("chapters/figures/block_sum_two_level.png", "figures/block_sum_two_level.py"),
+    ("chapters/figures/book_vs_ours.png", "figures/book_vs_ours.py"),
+    ("chapters/figures/coalescing.png", "figures/coalescing.py"),
+    ("chapters/figures/decoupled_lookback.png", "figures/decoupled_lookback.py"),
+    ("chapters/figures/dot_packing.png", "figures/dot_packing.py"),
+    ("chapters/figures/float4_split.png", "figures/float4_split.py"),
+    ("chapters/figures/gpu_hierarchy.png", "figures/gpu_hierarchy.py"),
+    ("chapters/figures/histogram_lane_banks.png", "figures/histogram_lane_banks.py"),
+    ("chapters/figures/histogram_privatised.png", "figures/histogram_privatised.py"),
+    ("chapters/figures/multi_gpu_combine.png", "figures/multi_gpu_combine.py"),
+    ("chapters/figures/multi_gpu_efficiency.png", "figures/multi_gpu_efficiency.py"),
+    ("chapters/figures/neumaier_example.png", "figures/neumaier_example.py"),
+    ("chapters/figures/occupancy_sweep.png", "figures/occupancy_sweep.py"),
+    ("chapters/figures/peer_store_exchange.png", "figures/peer_store_exchange.py"),
+    ("chapters/figures/profiler_replay.png", "figures/profiler_replay.py"),
+    ("chapters/figures/release_acquire.png", "figures/release_acquire.py"),
+    ("chapters/figures/reproducible_layout.png", "figures/reproducible_layout.py"),
+    ("chapters/figures/roofline.png", "figures/roofline.py"),
+    ("chapters/figures/stream_order_finish.png", "figures/stream_order_finish.py"),
+    ("chapters/figures/tagged_slot.png", "figures/tagged_slot.py"),
+    ("chapters/figures/tile_partition.png", "figures/tile_partition.py"),
+    ("chapters/figures/warp_sectors.png", "figures/warp_sectors.py"),
+    ("results/h200/ladder.png", "figures/ladder.py"),  # data plots: scripts/plot.py draws these too
+    ("results/h100/ladder.png", "figures/ladder.py"),
+    ("results/h200/sweep.png", "figures/sweep.py"),
+    ("results/h100/sweep.png", "figures/sweep.py"),
+    ("results/h200/mixed_precision.png", "figures/mixed_precision.py"),
+    ("results/h200/access_stride.png", "figures/access_stride.py"),  # and scripts/plot_access.py these
+    ("results/h200/access_banks.png", "figures/access_banks.py"),
 ]
-
+# The Markdown files of the docs, whose PNG links must all be in the registry (the lab's
+# notes and READMEs wherever its folder is).
+DOC_GLOBS = ("README.md", "REFERENCE.md", "chapters/*.md", "*/README.md", "*/notes/*.md")
+PNG_HOMES = ("chapters", "results")  # every PNG under these must be in the registry
 
 # ---- figures in scripts/figures/ ---------------------------------------------------------
 #
 # Each module scripts/figures/NAME.py draws one figure from explicit parameters:
 #
-#   FIGURE = "name.png"             the file in chapters/figures/
+#   FIGURE = "name.png"             the file's name (its folder is the registry's)
 #   ABOUT = "one line"              what it shows (--list)
 #   def inputs(dg, root, results)   the parameters as a dict; every one that mirrors the
 #                                   code is read or checked here through dg.code_constant /
 #                                   dg.require_line, so a renamed or changed constant fails
-#                                   with one sentence instead of drawing a stale picture
+#                                   with one sentence instead of drawing a stale picture;
+#                                   results is results/h200, or for a data plot (a PNG
+#                                   under results/) its own folder
 #   def draw(dg, plt, d)            returns a dg.Canvas (or a matplotlib figure via
 #                                   dg.FigureCanvas) drawn from d alone
 #
-# A module's fingerprint covers this script, the module's own text and its inputs.
-# The folder is the one list: a module there is a figure.
+# A data plot's module also has from_csv(dg, path), the parameters from one CSV (and the
+# files beside it), which scripts/plot.py and scripts/plot_access.py call.
 
 FIGURE_DIR = Path(__file__).resolve().parent / "figures"
+PLOT_DPI = 110  # the data plots' resolution
 
 
 def code_constant(root: Path, rel: str, name: str, env: dict[str, int] | None = None) -> int:
@@ -1142,8 +1202,19 @@ def require_line(root: Path, rel: str, pattern: str) -> str:
     raise DiagramError(f"{rel} has no line matching {pattern!r}, which a figure draws: update the figure's module.")
 
 
+def count_label(n: str) -> str:
+    """A count as 2^k when it is a power of two (n as a CSV holds it)."""
+    try:
+        v = int(float(n))
+    except ValueError:
+        return n
+    return f"2^{v.bit_length() - 1}" if v > 0 and v & (v - 1) == 0 else str(v)
+
+
 class FigureCanvas:
     """A plain matplotlib figure (plots with axes) that saves like a Canvas."""
+
+    COLOURS, METHOD = 256, "MAXCOVERAGE"  # plots: many hues on thin lines, each kept within a few levels
 
     def __init__(self, fig):
         self.fig = fig
@@ -1151,29 +1222,58 @@ class FigureCanvas:
     save = Canvas.save
 
 
-def _load_modules() -> list:
+@dataclass
+class Figure:
+    path: str  # the PNG, relative to the repository
+    inputs: object  # callable(root, results) -> dict
+    draw: object  # callable(plt, dict) -> Canvas
+    about: str
+    drawer: str  # the registry's second column
+    code: str = ""  # the drawing module's text ("" for a draw_ function of this script)
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    def results(self, root: Path) -> Path:
+        """Where its CSVs are: a data plot's own folder, else results/h200."""
+        return root / self.path.rsplit("/", 1)[0] if self.path.startswith("results/") else root / "results" / "h200"
+
+
+def load_module(drawer: str):
+    """scripts/DRAWER (figures/NAME.py) as a module, checked for what a figure module has."""
     import importlib.util
 
-    modules = []
-    for path in sorted(FIGURE_DIR.glob("*.py")) if FIGURE_DIR.is_dir() else []:
-        if path.name.startswith("_"):
+    path = FIGURE_DIR.parent / drawer
+    if not path.is_file():
+        raise SystemExit(f"{PROGRAM}: the registry names {drawer}, which does not exist.")
+    spec = importlib.util.spec_from_file_location(f"figures_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for attr in ("FIGURE", "ABOUT", "inputs", "draw"):
+        if not hasattr(module, attr):
+            raise SystemExit(f"{PROGRAM}: {path.name} has no {attr}; see the comment above FIGURE_DIR.")
+    module.__source_text__ = path.read_text(encoding="utf-8")
+    return module
+
+
+MODULES: dict[str, object] = {}
+
+
+def registered() -> list[Figure]:
+    this = sys.modules[__name__]
+    out = []
+    for path, drawer in REGISTRY:
+        if drawer in BUILTIN:
+            out.append(Figure(path, BUILTIN[drawer][0], globals()[drawer], BUILTIN[drawer][1], drawer))
             continue
-        spec = importlib.util.spec_from_file_location(f"figures_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        for attr in ("FIGURE", "ABOUT", "inputs", "draw"):
-            if not hasattr(module, attr):
-                raise SystemExit(f"{PROGRAM}: {path.name} has no {attr}; see the comment above FIGURE_DIR.")
-        module.__source_text__ = path.read_text(encoding="utf-8")
-        modules.append(module)
-    return modules
-
-
-MODULE_TEXT: dict[str, str] = {}
-for _m in _load_modules():
-    MODULE_TEXT[_m.FIGURE] = _m.__source_text__
-    FIGURES.append(Figure(_m.FIGURE, (lambda m: lambda root, res: m.inputs(sys.modules[__name__], root, res))(_m),
-                          (lambda m: lambda plt, d: m.draw(sys.modules[__name__], plt, d))(_m), _m.ABOUT))
+        m = MODULES.setdefault(drawer, MODULES.get(drawer) or load_module(drawer))
+        if m.FIGURE != path.rsplit("/", 1)[-1] or (hasattr(m, "FOLDERS") and path.rsplit("/", 1)[0] not in m.FOLDERS):
+            raise SystemExit(f"{PROGRAM}: the registry puts {drawer} at {path}, but it draws {m.FIGURE} in "
+                             f"{', '.join(getattr(m, 'FOLDERS', ['chapters/figures']))}.")
+        out.append(Figure(path, lambda root, res, m=m: m.inputs(this, root, res),
+                          lambda plt, d, m=m: m.draw(this, plt, d), m.ABOUT, drawer, m.__source_text__))
+    return out
 
 
 # ---- fingerprints and PNG text chunks ---------------------------------------------------
@@ -1183,12 +1283,42 @@ def script_text() -> str:
     return Path(__file__).resolve().read_text(encoding="utf-8")
 
 
-def fingerprint(name: str, inputs: dict) -> str:
+def collect(root: Path, read) -> dict:
+    """read(), the parameters of a figure, with the SHA-256 of every CSV it read through
+    result_files.load (directly, through read_table or through the stage registry) under
+    "csv_sha256", and the sources read through read_source under "code_files"."""
+    csvs, load, code = {}, result_files.load, []
+
+    def recording_load(path):
+        table = load(path)
+        csvs[display(Path(path), root)] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return table
+
+    result_files.load = recording_load
+    READS.append(code)
+    try:
+        d = read()
+    except result_files.MissingFile as e:
+        raise DiagramError(f"{display(e.path, root)} does not exist; a figure is drawn from it.") from None
+    except result_files.ResultFileError as e:
+        raise DiagramError(str(e)) from None
+    finally:
+        result_files.load = load
+        READS.pop()
+    return {**d, "csv_sha256": csvs, "code_files": sorted(set(code))}
+
+
+READS: list[list[str]] = []  # the files read_source reads, while collect() runs
+
+
+def figure_inputs(f: Figure, root: Path) -> dict:
+    return collect(root, lambda: f.inputs(root, f.results(root)))
+
+
+def fingerprint(f: Figure, inputs: dict) -> str:
     h = hashlib.sha256()
     h.update(script_text().encode("utf-8"))
-    h.update(b"\0" + name.encode("utf-8") + b"\0")
-    if name in MODULE_TEXT:
-        h.update(MODULE_TEXT[name].encode("utf-8") + b"\0")
+    h.update(b"\0" + f.name.encode("utf-8") + b"\0" + f.code.encode("utf-8") + b"\0")
     h.update(json.dumps(inputs, sort_keys=True).encode("utf-8"))
     return h.hexdigest()
 
@@ -1221,44 +1351,76 @@ def render(figure: Figure, inputs: dict, plt) -> bytes:
 
     with matplotlib.rc_context(STYLE):
         canvas = figure.draw(plt, inputs)
-        return canvas.save(plt, fingerprint(figure.name, inputs), renderer_version() or "")
+        return canvas.save(plt, fingerprint(figure, inputs), renderer_version() or "")
 
 
 def select(only: str | None) -> list[Figure]:
+    """The figures --only names: a PNG's path in the registry, or its file name (every PNG of that name)."""
     if only is None:
         return FIGURES
     names = [n.strip() for n in only.split(",") if n.strip()]
-    known = {f.name: f for f in FIGURES}
     if not names:
-        raise DiagramError(f"--only '{only}' names no figure (allowed: {', '.join(known)}).")
+        raise DiagramError(f"--only '{only}' names no figure (allowed: {', '.join(f.path for f in FIGURES)}).")
+    chosen = []
     for n in names:
-        if n not in known:
-            raise DiagramError(f"--only {n} is not a figure of this script (allowed: {', '.join(known)}).")
-    return [known[n] for n in names]
+        found = [f for f in FIGURES if n in (f.path, f.name)]
+        if not found:
+            raise DiagramError(f"--only {n} is not a figure of this script (allowed: "
+                               f"{', '.join(f.path for f in FIGURES)}).")
+        chosen += [f for f in found if f not in chosen]
+    return chosen
 
 
-def check(root: Path, results: Path, out: Path, figures: list[Figure], redraw: bool = True) -> list[str]:
+LINK_RES = (re.compile(r"\]\(\s*<?([^)\s>]+?\.png)(?:[#?][^)\s>]*)?>?(?:\s+\"[^\"]*\")?\s*\)"),
+            re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?\.png)>?", re.M), re.compile(r"src=[\"']([^\"']+?\.png)[\"']"))
+
+
+def registry_problems(root: Path) -> list[str]:
+    """One line per PNG the registry misses: one a Markdown file of the docs links, one
+    under PNG_HOMES, and a module of scripts/figures/ it does not name."""
+    listed = {f.path for f in FIGURES}
+    problems = []
+    for md in sorted({p for pattern in DOC_GLOBS for p in root.glob(pattern) if p.is_file()}):
+        text = re.sub(r"```.*?```", "", md.read_text(encoding="utf-8"), flags=re.S)
+        for target in sorted({t for r in LINK_RES for t in r.findall(text)}):
+            if not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target) and display(md.parent / target, root) not in listed:
+                problems.append(f"{display(md, root)} links {target}, which the registry in scripts/diagrams.py "
+                                "does not list: add it there")
+    for folder in PNG_HOMES:
+        for png in sorted((root / folder).rglob("*.png")) if (root / folder).is_dir() else []:
+            if display(png, root) not in listed:
+                problems.append(f"{display(png, root)} is not in the registry in scripts/diagrams.py: add it there "
+                                "or delete it")
+    drawers = {d for _, d in REGISTRY}
+    for module in sorted(FIGURE_DIR.glob("*.py")):
+        if not module.name.startswith("_") and f"figures/{module.name}" not in drawers:
+            problems.append(f"scripts/figures/{module.name} is not in the registry in scripts/diagrams.py")
+    return problems
+
+
+def check(root: Path, figures: list[Figure], out: Path | None = None, redraw: bool = True) -> list[str]:
     """One line per problem: a missing figure, a stale fingerprint, or (same renderer
-    here as recorded, and `redraw`) bytes that differ from a fresh drawing."""
+    here as recorded, and `redraw`) bytes that differ from a fresh drawing. Each figure
+    is looked for in its home, or in `out` when given."""
     problems = []
     renderer = renderer_version() if redraw else None
     plt = pyplot() if renderer else None
     for f in figures:
-        path = out / f.name
+        path = out / f.name if out else root / f.path
         shown = display(path, root)
         if not path.is_file():
-            problems.append(f"{shown} is missing: run scripts/diagrams.py")
+            problems.append(f"{shown} is missing: run scripts/diagrams.py --only {f.path}")
             continue
         data = path.read_bytes()
         chunks = png_text(data)
-        inputs = f.inputs(root, results)
-        if chunks.get("Fingerprint") != fingerprint(f.name, inputs):
-            problems.append(f"{shown} is stale (its inputs or scripts/diagrams.py changed since it was drawn): "
-                            "run scripts/diagrams.py")
+        inputs = figure_inputs(f, root)
+        if chunks.get("Fingerprint") != fingerprint(f, inputs):
+            problems.append(f"{shown} is stale (its code, its CSVs or its drawing changed since it was drawn): "
+                            f"run scripts/diagrams.py --only {f.path}")
             continue
         if plt is not None and chunks.get("Renderer") == renderer and render(f, inputs, plt) != data:
             problems.append(f"{shown} differs from what scripts/diagrams.py draws now with {renderer}: "
-                            "run scripts/diagrams.py")
+                            f"run scripts/diagrams.py --only {f.path}")
     return problems
 
 
@@ -1269,20 +1431,60 @@ def display(path: Path, root: Path) -> str:
         return str(path)
 
 
+def write_drawn(figure: Figure, inputs: dict, path: Path, root: Path) -> None:
+    """The figure drawn from `inputs` into `path`, written whole; says what it did."""
+    data = render(figure, inputs, pyplot())
+    if path.is_file() and path.read_bytes() == data:
+        print(f"unchanged {display(path, root)}")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    output_files.write(str(path), data)
+    print(f"wrote {display(path, root)} ({len(data) // 1024} KB)")
+
+
+def plot_csvs(program: str, jobs: list[tuple[str, str]], out: str) -> int:
+    """scripts/plot.py's and plot_access.py's drawing: each (CSV, PNG name) drawn into the
+    folder `out` by the registered data plot of that name, from that CSV (and the files
+    beside it), every CSV read before anything is written. Exit code 0, 1 (a figure not
+    written) or 2 (a CSV that cannot be drawn from, one sentence on stderr)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        drawn = []
+        for csv, name in jobs:
+            figure = next(f for f in FIGURES if f.name == name)
+            module = MODULES[figure.drawer]
+            inputs = collect(root, lambda: module.from_csv(sys.modules[__name__], Path(csv)))
+            drawn.append((figure, inputs, Path(out) / name))
+        for _, _, target in drawn:
+            problem = os.path.isdir(out) and output_files.problem(str(target), "the figure")
+            if problem:
+                raise DiagramError(problem)
+        for figure, inputs, target in drawn:
+            write_drawn(figure, inputs, target, root)
+    except DiagramError as e:
+        print(f"{program}: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{program}: cannot write a figure in '{out}': {e.strerror or e}.", file=sys.stderr)
+        return 1
+    return 0
+
+
 Parser = output_files.Parser  # one sentence and exit code 2, as every program of the project
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog=PROGRAM, description="Draws the chapters' concept diagrams from the code's own parameters.")
+    p = Parser(prog=PROGRAM, description="Draws every PNG the docs show (the registry): the concept diagrams from "
+               "the code's own parameters, the data plots from the committed CSVs.")
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
-    p.add_argument("--out", help="where the PNGs go (default: ROOT/chapters/figures)")
-    p.add_argument("--only", help="comma-separated figure file names (default: all)")
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure is missing or stale")
-    p.add_argument("--list", action="store_true", help="print the figures' file names and exit")
+    p.add_argument("--out", help="put the PNGs in this folder (default: each in its home, as the registry says)")
+    p.add_argument("--only", help="comma-separated figures, by path or file name (default: all)")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure is missing or stale, or "
+                   "a PNG is not in the registry")
+    p.add_argument("--list", action="store_true", help="print the registry (PNG, drawing, the files read) and exit")
     args = p.parse_args(argv)
     root = args.root.resolve()
-    out = (Path(args.out) if args.out is not None else root / "chapters" / "figures").resolve()
-    results = root / "results" / "h200"
+    out = Path(args.out).resolve() if args.out else None
     try:
         if args.out == "":
             raise DiagramError(output_files.directory_problem("", "--out"))
@@ -1291,52 +1493,47 @@ def main(argv: list[str] | None = None) -> int:
         figures = select(args.only)
         if args.list:
             for f in figures:
-                print(f"{f.name}\t{f.about}")
+                d = figure_inputs(f, root)
+                print(f"{f.path}\t{f.drawer}\t{f.about}\t{' '.join(d['code_files'] + list(d['csv_sha256']))}")
             return 0
         if args.check:
             if renderer_version() is None:
                 print(f"{PROGRAM}: note: matplotlib is not installed, so only the fingerprints are compared.",
                       file=sys.stderr)
-            problems = check(root, results, out, figures)
+            problems = (registry_problems(root) if args.only is None and out is None else []) + check(root, figures, out)
             for line in problems:
                 print(line)
             if problems:
-                print(f"{len(problems)} of {len(figures)} figures are missing or stale.")
+                print(f"{len(problems)} problems in {len(figures)} figures and their registry.")
                 return 1
             print(f"All {len(figures)} figures are current.")
             return 0
-        # Where the figures go, checked before anything is drawn: a folder (made if
-        # missing) that files can be written in, and no figure's name taken by
-        # something that is not a writable regular file.
-        if args.out is not None:
-            problem = output_files.directory_problem(args.out, "--out")
-        else:
-            problem = output_files.directory_problem(str(out), "the figures folder")
-        if problem:
-            raise DiagramError(problem)
-        if out.is_dir():
-            for f in figures:
-                problem = output_files.problem(str(out / f.name), "the figure")
-                if problem:
-                    raise DiagramError(problem)
-        plt = pyplot()
-        drawn = [(f, render(f, f.inputs(root, results), plt)) for f in figures]  # all or nothing
-        out.mkdir(parents=True, exist_ok=True)
-        for f, data in drawn:
-            path = out / f.name
-            if path.is_file() and path.read_bytes() == data:
-                print(f"unchanged {display(path, root)}")
-                continue
-            output_files.write(str(path), data)
-            print(f"wrote {display(path, root)} ({len(data) // 1024} KB)")
+        # Where the figures go, checked before anything is drawn: folders (made if missing)
+        # that files can be written in, and no figure's name taken by something that is not
+        # a writable regular file.
+        targets = [(f, out / f.name if out else root / f.path) for f in figures]
+        for folder in sorted({t.parent for _, t in targets}):
+            problem = output_files.directory_problem(str(folder), "--out" if out else "the figures folder")
+            if problem:
+                raise DiagramError(problem)
+        for _, target in targets:
+            problem = target.parent.is_dir() and output_files.problem(str(target), "the figure")
+            if problem:
+                raise DiagramError(problem)
+        pyplot()
+        drawn = [(f, figure_inputs(f, root), t) for f, t in targets]  # every input read before anything is written
+        for f, inputs, target in drawn:
+            write_drawn(f, inputs, target, root)
     except DiagramError as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"{PROGRAM}: cannot write the figures in '{out}': {e.strerror or e}.", file=sys.stderr)
+        print(f"{PROGRAM}: cannot write the figures in '{out or root}': {e.strerror or e}.", file=sys.stderr)
         return 1
     return 0
 
+
+FIGURES = registered()
 
 if __name__ == "__main__":
     sys.exit(main())
