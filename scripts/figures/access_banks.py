@@ -29,7 +29,8 @@ def from_csv(dg, path):
     base = [us for s, us, _ in series[0] if s == 1]
     if not base or math.isnan(base[0]):
         raise dg.DiagramError(f"{t.label}: no verified unpadded stride-1 row to scale the prediction by")
-    return {"series": {k: sorted(v) for k, v in series.items()}, "base_us": base[0], "device": t.meta.get("device", "?")}
+    return {"series": {k: sorted(v) for k, v in series.items()}, "base_us": base[0],
+            "device": t.meta.get("device", "?")}
 
 
 def draw(dg, plt, d):

@@ -28,7 +28,8 @@ def from_csv(dg, path):
         n, gbs = t.number(row, "n"), t.number(row, "gbs")
         if not n > 0:
             raise dg.DiagramError(f"{t.label}: n must be positive, not {row['n']}")
-        series.setdefault(row["key"], {"label": f"{row['key']} {row['stage']}", "points": []})["points"].append((n, gbs))
+        s = series.setdefault(row["key"], {"label": f"{row['key']} {row['stage']}", "points": []})
+        s["points"].append((n, gbs))
     for s in series.values():
         s["points"].sort()
     peers = {}

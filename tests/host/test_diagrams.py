@@ -292,6 +292,15 @@ def test_redrawn_bytes_are_compared(can_draw):
                   "\n".join(problems))
 
 
+def refused(what, call, needle):
+    """`call` must raise DiagramError with `needle` in its sentence."""
+    try:
+        call()
+        check(f"refusal: {what}", False, "no error")
+    except diagrams.DiagramError as e:
+        check(f"refusal: {what}", needle in str(e), str(e))
+
+
 def test_refusals():
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -299,11 +308,26 @@ def test_refusals():
         stage05 = next((root / "reduction").glob("05_*.cu"))
         edit(stage05, "if (tid < stride) partial[tid] += partial[tid + stride];",
              "if (tid <= stride) partial[tid] += partial[tid + stride];")
+        refused("a changed kernel line that a figure draws is named, with its file",
+                lambda: diagrams.index_map_inputs(root),
+                f"reduction/{stage05.name} no longer holds `if (tid < stride) partial[tid] += partial[tid + stride];`")
+        stage13 = next((root / "reduction").glob("13_*.cu"))
+        edit(stage13, "*ticket = 0;", "atomicExch(ticket, 0u);")
+        refused("a ticket step that is gone is named", lambda: diagrams.ticket_inputs(root),
+                "no longer holds `*ticket = 0;`")
+    # The explicit parameters are run before anything is drawn: a tree that would not sum every element once is refused.
+    saved = diagrams.BLOCK_TREES["05"]
+    diagrams.BLOCK_TREES["05"] = (saved[0], None, "tid <= stride", "tid", "tid + stride")
+    try:
+        refused("an explicit parameter that the code does not hold", lambda: diagrams.block_tree(ROOT, "05"),
+                "no longer holds `if (tid <= stride)")
+        diagrams.require_code, real = (lambda root, rel, *pieces: list(pieces)), diagrams.require_code
         try:
-            diagrams.index_map_inputs(root)
-            check("refusal: a block tree that does not sum every element once is refused", False, "no error")
-        except diagrams.DiagramError as e:
-            check("refusal: a block tree that does not sum every element once is refused", "05_" in str(e), str(e))
+            refused("a block tree that does not sum every element once", lambda: diagrams.block_tree(ROOT, "05"), "05_")
+        finally:
+            diagrams.require_code = real
+    finally:
+        diagrams.BLOCK_TREES["05"] = saved
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         copy_repository(root)
@@ -339,7 +363,8 @@ def test_command_line():
         check("command line: nothing is written after a refusal", not target.exists())
     rc, out, _ = run_script("--list")
     names = [line.split("\t")[0] for line in out.splitlines()]
-    check("command line: --list names every registered PNG", rc == 0 and names == [f.path for f in diagrams.FIGURES], out)
+    check("command line: --list names every registered PNG", rc == 0 and names == [f.path for f in diagrams.FIGURES],
+          out)
     rc, out, _ = run_script("--list", "--only", "sweep.png")
     check("command line: --list names the CSVs a data plot reads", rc == 0 and len(out.splitlines()) == 2 and
           "results/h100/sweep.csv results/h100/peers_cub_modes.csv" in out, out)

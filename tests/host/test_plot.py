@@ -72,7 +72,8 @@ def test_plot_script():
         check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
         check(m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known")
         h200 = MIXED_PLOT.from_csv(dg, Path(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200"))))
-        check(h200["compute_gops"] == MIXED_PLOT.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof")
+        check(h200["compute_gops"] == MIXED_PLOT.FP32_FMA_GOPS["NVIDIA H200"],
+              "the H200's FP32 figure is its compute roof")
 
         # Errors: exit code 2 and one message naming the file and the problem.
         def expect_error(name, text, needle, flag="--ladder"):
