@@ -8,8 +8,8 @@ drawn from the code's own parameters, and the data plots, drawn from the committ
     scripts/diagrams.py --list       print the registry: each PNG, what draws it, what it read
 
 Options: --root DIR (the repository, default this script's parent folder), --out DIR
-(put the PNGs there instead of their homes), --only NAME,... (some of the PNGs, by path
-or file name). scripts/plot.py and scripts/plot_access.py draw the data plots from other
+(put the PNGs under DIR, each at its path in the repository, instead of in their homes),
+--only NAME,... (some of the PNGs, by path or file name). scripts/plot.py and scripts/plot_access.py draw the data plots from other
 CSVs through the same registry.
 
 The figures drawn here (the rest are modules of scripts/figures/) and their numbers' sources:
@@ -165,6 +165,7 @@ def c_expression(expr: str, where: str) -> ast.Expression:
     text = expr.strip()
     text = re.sub(r"\b(\d+)[uU][lL]*\b", r"\1", text)
     text = re.sub(r"\b0x([0-9a-fA-F]+)[uU][lL]*\b", r"0x\1", text)
+    text = re.sub(r"static_cast<(?:std::size_t|size_t|unsigned|int|long long|unsigned long long)>", "", text)
     text = text.replace("blockDim.x", "blockDim_x").replace("gridDim.x", "gridDim_x")
     text = text.replace("&&", " and ").replace("||", " or ")
     try:
@@ -1340,12 +1341,12 @@ def registry_problems(root: Path) -> list[str]:
 def check(root: Path, figures: list[Figure], out: Path | None = None, redraw: bool = True) -> list[str]:
     """One line per problem: a missing figure, a stale fingerprint, or (same renderer
     here as recorded, and `redraw`) bytes that differ from a fresh drawing. Each figure
-    is looked for in its home, or in `out` when given."""
+    is looked for in its home, under `root` or under `out` when given."""
     problems = []
     renderer = renderer_version() if redraw else None
     plt = pyplot() if renderer else None
     for f in figures:
-        path = out / f.name if out else root / f.path
+        path = (out or root) / f.path
         shown = display(path, root)
         if not path.is_file():
             problems.append(f"{shown} is missing: run scripts/diagrams.py --only {f.path}")
@@ -1416,7 +1417,8 @@ def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=PROGRAM, description="Draws every PNG the docs show (the registry): the concept diagrams from "
                "the code's own parameters, the data plots from the committed CSVs.")
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent, help="the repository")
-    p.add_argument("--out", help="put the PNGs in this folder (default: each in its home, as the registry says)")
+    p.add_argument("--out", help="put the PNGs under this folder, each at its path in the repository (default: "
+                   "the repository, each in its home as the registry says)")
     p.add_argument("--only", help="comma-separated figures, by path or file name (default: all)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure is missing or stale, or "
                    "a PNG is not in the registry")
@@ -1451,8 +1453,8 @@ def main(argv: list[str] | None = None) -> int:
         # Where the figures go, checked before anything is drawn: folders (made if missing)
         # that files can be written in, and no figure's name taken by something that is not
         # a writable regular file.
-        targets = [(f, out / f.name if out else root / f.path) for f in figures]
-        for folder in sorted({t.parent for _, t in targets}):
+        targets = [(f, (out or root) / f.path) for f in figures]
+        for folder in ([out] if out else []) + sorted({t.parent for _, t in targets}):
             problem = output_files.directory_problem(str(folder), "--out" if out else "the figures folder")
             if problem:
                 raise DiagramError(problem)
