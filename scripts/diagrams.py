@@ -12,34 +12,12 @@ Options: --root DIR (the repository, default this script's parent folder), --out
 --only NAME,... (some of the PNGs, by path or file name). scripts/plot.py and scripts/plot_access.py draw the data plots from other
 CSVs through the same registry.
 
-The figures drawn here (the rest are modules of scripts/figures/) and their numbers' sources:
-
-  reduction_tree.png        stage 01's pairing (dst[i] = src[..] + src[..]), run on 16 elements
-  index_maps.png            stages 02-05: each kernel's loop header and its `if`, run on a
-                            block of 64 threads (two warps of kWarpSize, stage 08): which thread
-                            adds which element at each level, the warps with a thread at work
-                            and the bank passes of one warp's access
-  bank_conflicts.png        stage 04's index expression at its first level over a warp
-                            (kWarpSize, stage 08), into 32 four-byte banks, then padded by one
-                            word per 32
-  warp_shuffle_down.png     stage 08's warp_sum loop (its offsets) over kWarpSize lanes
-  grid_stride_vs_chunk.png  stage 06's grid-stride loop against single_pass.cuh's contiguous
-                            chunk per block (kDefaultUnroll loads per thread), 4 blocks of 4
-  loads_in_flight.png       kNumLoad (stage 07), kUnroll and float4 (stage 12); SM count and
-                            peak bandwidth from results/h200/reduce_2p24.csv; threads per SM at
-                            full occupancy from results/h200/occupancy_03_sweep.csv
-  last_block_ticket.png     the steps of the last-block ticket (store, __threadfence(),
-                            atomicAdd on the ticket, the last ticket adds), checked in order
-                            against the registered last-block stage, else single_pass.cuh
-  cluster_dsmem.png         the cluster size (kMaxCluster) and the cluster's steps, from the
-                            registered one-cluster stage where it defines them, else from
-                            single_pass.cuh
-
-Each kernel expression is evaluated here for a small block (64 threads; 16 elements for
-stage 01's tree) and the result is checked (every element summed exactly once) before
-anything is drawn, so a figure cannot show a tree the code does not build. A constant that a stage file defines
-is read from that file; the few hardware facts kept here (32 banks of 4 bytes) are
-checked against any source that defines them too.
+Each PNG is drawn by a module of scripts/figures/ from explicit parameters: the picture's
+sizes, the code's named constants (code_constant) and the code lines it draws, each
+required verbatim in its file (require_code), whose expressions the small evaluator below
+runs on the picture's sizes; a tree is checked to sum every element exactly once before
+anything is drawn. The few hardware facts kept here (32 banks of 4 bytes) are checked
+against any source that defines them too. A data plot's parameters are its CSVs' rows.
 
 Staleness, one rule for every PNG. Each carries two text chunks: "Fingerprint", a
 SHA-256 over this script, its drawing module, its parameters (the values read from the
@@ -76,12 +54,9 @@ import update_docs  # noqa: E402  the registry reader
 
 PROGRAM = "diagrams.py"
 
-# Picture sizes: small enough to read, large enough to show the pattern. Not code constants.
-TREE_ELEMENTS = 16
-MAP_BLOCK = 64  # two warps: the smallest block that shows what a warp does
-DEMO_BLOCKS = 4
-DEMO_THREADS = 4
-TICKET_BLOCKS = 6
+# The block the index and bank figures run stages 02-05 on: two warps, the smallest block
+# that shows what a warp does (a picture size, not a code constant).
+MAP_BLOCK = 64
 
 # Hardware facts with no home in a stage file: shared memory has 32 banks, each 4 bytes
 # wide, on every NVIDIA GPU since Maxwell. Any source that names them must agree.
@@ -291,9 +266,8 @@ def check_sum_tree(levels: list[list[tuple[int, int, int]]], size: int, where: s
 # ---- the parameters of each figure -----------------------------------------------------
 
 
-# The figures' code, written out: each line is required verbatim in its file, and its
-# expressions are run here on the picture's sizes (the evaluator above).
-PAIR = ("2 * i", "2 * i + 1")  # stage 01: dst[i] = src[A] + src[B]
+# Code that several figures draw, written out: each line is required verbatim in its file
+# (require_code), and its expressions are run on the pictures' sizes by the evaluator above.
 DOUBLING = Loop("stride", "1", "stride < blockDim.x", "*=", "2")
 BLOCK_TREES = {  # stages 02-05: (loop, index or None, the if's test, element written, element added in)
     "02": (DOUBLING, None, "tid % (2 * stride) == 0", "tid", "tid + stride"),
@@ -305,29 +279,6 @@ SHUFFLE = Loop("offset", "kWarpSize / 2", "offset > 0", "/=", "2")  # stage 08's
 SHUFFLE_CALL = "__shfl_down_sync(kFullMask, v, offset)"
 
 
-def tree_inputs(root: Path) -> dict:
-    path, text, title = stage_source(root, "01")
-    code = f"dst[i] = src[{PAIR[0]}] + src[{PAIR[1]}]"
-    require_code(root, path, code + ";")
-    left, right = (c_expression(e, path) for e in PAIR)
-    levels = []
-    m_size = TREE_ELEMENTS
-    while m_size > 1:
-        level = []
-        for i in range(m_size // 2):
-            level.append((i, c_eval(left, {"i": i}, path), c_eval(right, {"i": i}, path)))
-        levels.append(level)
-        m_size = (m_size + 1) // 2
-    # Stage 01 writes each level to a new buffer; replay it as a tree over the leaves.
-    held = [{i} for i in range(TREE_ELEMENTS)]
-    for level in levels:
-        nxt = [held[a] | held[b] for _, a, b in level]
-        if any(held[a] & held[b] for _, a, b in level):
-            raise DiagramError(f"{path}: a level of add_neighbour_pairs adds an element to itself.")
-        held = nxt
-    if held != [set(range(TREE_ELEMENTS))]:
-        raise DiagramError(f"{path}: add_neighbour_pairs does not sum {TREE_ELEMENTS} elements into one.")
-    return {"source": path, "title": title, "code": code, "elements": TREE_ELEMENTS, "levels": levels}
 
 
 def block_tree(root: Path, key: str) -> dict:
@@ -363,24 +314,6 @@ def bank_passes(words: list[int], banks: int) -> int:
     return max((len(ws) for ws in per_bank.values()), default=0)
 
 
-def index_map_inputs(root: Path) -> dict:
-    warp, warp_path = warp_size(root)
-    banks = hardware_facts(root)["banks"]
-    if MAP_BLOCK % warp or MAP_BLOCK // warp < 2:
-        raise DiagramError(f"a block of {MAP_BLOCK} threads does not hold two whole warps of {warp}.")
-    stages = [block_tree(root, k) for k in ("02", "03", "04", "05")]
-    for s in stages:
-        s["warps"] = []  # per level: (warps with a lane at work, most bank passes of one warp access)
-        for level in s["levels"]:
-            at_work, worst = 0, 0
-            for w0 in range(0, MAP_BLOCK, warp):
-                mine = [(w, r) for tid, w, r in level if w0 <= tid < w0 + warp]
-                if mine:
-                    at_work += 1
-                    worst = max(worst, bank_passes([w for w, _ in mine], banks),
-                                bank_passes([r for _, r in mine], banks))
-            s["warps"].append((at_work, worst))
-    return {"block": MAP_BLOCK, "warp": warp, "warp_source": warp_path, "banks": banks, "stages": stages}
 
 
 def warp_size(root: Path) -> tuple[int, str]:
@@ -403,120 +336,24 @@ def hardware_facts(root: Path) -> dict:
                     if re.search(rf"constexpr\s+[\w:]+(?:\s+[\w:]+)?\s+{name}\s*=", text):
                         value = constant(text, name, rel)
                         if value != facts[fact]:
-                            raise DiagramError(f"{rel} sets {name} = {value}, but this script draws {facts[fact]}.")
+                            raise DiagramError(f"{rel} sets {name} = {value}, but the figures draw {facts[fact]}.")
     return facts
 
 
-def bank_inputs(root: Path) -> dict:
-    warp, warp_path = warp_size(root)
-    stage = block_tree(root, "04")
-    if not stage["index_expr"]:
-        raise DiagramError(f"{stage['source']}: stage 04's kernel has no `const unsigned index = ...;` line.")
-    expr = c_expression(stage["index_expr"], stage["source"])
-    facts = hardware_facts(root)
-    banks = facts["banks"]
-    words = [c_eval(expr, {"tid": t, "stride": 1, "blockDim_x": 1024}, stage["source"]) for t in range(warp)]
-    padded = [w + w // banks for w in words]
-
-    def wavefronts(ws: list[int]) -> list[int]:
-        """For each lane, the pass in which its bank serves it (distinct words of one bank queue up)."""
-        seen: dict[int, list[int]] = {}
-        out = []
-        for w in ws:
-            queue = seen.setdefault(w % banks, [])
-            if w not in queue:
-                queue.append(w)
-            out.append(queue.index(w))
-        return out
-
-    return {"warp": warp, "warp_source": warp_path, "stage_source": stage["source"],
-            "index_expr": stage["index_expr"], "banks": banks, "bank_bytes": facts["bank_bytes"],
-            "words": words, "padded": padded, "passes": wavefronts(words), "padded_passes": wavefronts(padded)}
 
 
-def shuffle_inputs(root: Path) -> dict:
-    warp, path = warp_size(root)
-    require_code(root, path, f"{SHUFFLE.text} v += {SHUFFLE_CALL};")
-    offsets = SHUFFLE.values({"kWarpSize": warp}, path)
-    held = [{i} for i in range(warp)]
-    for off in offsets:
-        held = [held[i] | held[i + off] if i + off < warp else held[i] for i in range(warp)]
-    if held[0] != set(range(warp)):
-        raise DiagramError(f"{path}: the offsets {offsets} do not leave the warp's sum in lane 0.")
-    return {"source": path, "warp": warp, "offsets": offsets, "call": SHUFFLE_CALL, "loop": SHUFFLE.text}
 
 
-GRID_STRIDE = ("const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;",
-               "i += stride) sum += in[i];")  # stage 06's grid_stride_sum
-CHUNK = ("const std::size_t begin = blockIdx.x * chunk;", "load_pack(body + i + u * kBlock)")  # single_pass.cuh
 
 
-def chunk_inputs(root: Path) -> dict:
-    path06, _, _ = stage_source(root, "06")
-    sp = "single_pass/single_pass.cuh"
-    code = require_code(root, path06, *GRID_STRIDE) + require_code(root, sp, *CHUNK)
-    return {"grid_stride_source": path06, "chunk_source": sp, "blocks": DEMO_BLOCKS, "threads": DEMO_THREADS,
-            "loads": code_constant(root, sp, "kDefaultUnroll"), "code": code}
 
 
-def flight_inputs(root: Path, results: Path) -> dict:
-    path07, text07, _ = stage_source(root, "07")
-    path12, text12, _ = stage_source(root, "12")
-    num_load = constant(text07, "kNumLoad", path07)
-    unroll = constant(text12, "kUnroll", path12)
-    if "float4" not in text12:
-        raise DiagramError(f"{path12} no longer loads float4 vectors.")
-    warp, _ = warp_size(root)
-    try:
-        reduce = result_files.load(results / "reduce_2p24.csv")
-        sweep = result_files.load(results / "occupancy_03_sweep.csv")
-    except result_files.MissingFile as e:
-        raise DiagramError(f"{e.path} does not exist; the figure takes the SM count, peak and occupancy from it.") \
-            from None
-    except result_files.ResultFileError as e:
-        raise DiagramError(str(e)) from None
-    meta = reduce.meta
-    for key in ("peak_gbs", "sm_count", "device"):
-        if key not in meta:
-            raise DiagramError(f"{reduce.path} has no '# {key}:' metadata line.")
-    full = [int(float(r["warps_per_sm"])) for r in sweep.rows if float(r["occupancy_pct"]) == 100.0]
-    if not full:
-        raise DiagramError(f"{sweep.path} has no row at 100 % occupancy to read the warps per SM from.")
-    return {"stage07": path07, "stage12": path12, "num_load": num_load, "unroll": unroll, "float4_bytes": 16,
-            "float_bytes": 4, "warp": warp, "threads_per_sm": max(full) * warp, "sm_count": int(meta["sm_count"]),
-            "peak_gbs": float(meta["peak_gbs"]), "device": meta["device"],
-            "files": [f"results/h200/{reduce.path.name}", f"results/h200/{sweep.path.name}"]}
 
 
-# The steps the ticket and cluster figures draw, each with the code it stands for in
-# stage 13 (the last block) and stage 15 (one cluster), required there in this order.
-TICKET_STEPS = [
-    ("store the partial", "partials[blockIdx.x] = block_total;"),
-    ("__threadfence()", "__threadfence();"),
-    ("take a ticket", "atomicAdd(ticket, 1u)"),
-    ("compare with the last ticket", "== gridDim.x - 1"),
-    ("read every partial", "for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)"),
-    ("reset the ticket", "*ticket = 0;"),
-]
-CLUSTER_STEPS = [
-    ("a shared array of one slot per block", "__shared__ float partials[kMaxCluster];"),
-    ("the push into block 0", "cluster.map_shared_rank(partials, 0)[rank] = v;"),
-    ("the cluster barrier", "cluster.sync();"),
-    ("block 0 adds", "if (rank == 0"),
-]
 
 
-def ticket_inputs(root: Path) -> dict:
-    path, _, _ = stage_source(root, "13")
-    require_code(root, path, *(code for _, code in TICKET_STEPS))
-    return {"source": path, "blocks": TICKET_BLOCKS, "steps": [name for name, _ in TICKET_STEPS]}
 
 
-def cluster_inputs(root: Path) -> dict:
-    path, _, _ = stage_source(root, "15")
-    size = code_constant(root, path, "kMaxCluster")
-    require_code(root, path, *(code for _, code in CLUSTER_STEPS))
-    return {"source": path, "constant": "kMaxCluster", "cluster": size}
 
 
 # ---- drawing -------------------------------------------------------------------------
@@ -617,438 +454,26 @@ class Canvas:
         return buf.getvalue()
 
 
-def draw_reduction_tree(plt, d: dict) -> Canvas:
-    n = d["elements"]
-    pitch, left = 1.3, 5.5
-    levels = d["levels"]
-    row = 2.2
-    width = left + n * pitch + 6.5
-    height = 3.4 + row * (len(levels) + 1) + 1.6
-    c = Canvas(plt, width, height, 0.36)
-    c.text(0.4, 0.8, f"Stage 01: a tree of pairwise additions, one kernel launch per level ({n} elements)",
-           size=11, ha="left", weight="bold")
-    c.code(0.4, 1.9, d["code"] + ";   " + d["source"], size=8, color=GREY)
-    # Leaves at the bottom, the sum at the top.
-    y_of = [3.4 + row * (len(levels) - k) for k in range(len(levels) + 1)]
-    xs = [left + i * pitch + pitch / 2 for i in range(n)]
-    spans = [(i, i) for i in range(n)]
-    bw, bh = 1.05, 0.9
-    for i, x in enumerate(xs):
-        c.box(x - bw / 2, y_of[0], bw, bh, face=PALE, text=f"x{i}", size=7)
-    c.text(0.4, y_of[0] + bh / 2, "input", ha="left", size=8)
-    for k, level in enumerate(levels, start=1):
-        new_xs, new_spans = [], []
-        y = y_of[k]
-        for i, a, b in level:
-            x = (xs[a] + xs[b]) / 2
-            span = (spans[a][0], spans[b][1])
-            colour = BLUE if k == len(levels) else SKY
-            for src in (a, b):
-                c.line(xs[src], y_of[k - 1], x, y + bh, color=GREY, lw=0.8)
-            label = f"{span[0]}–{span[1]}"
-            c.box(x - bw / 2, y, bw, bh, face=colour, edge=INK, text=label, size=6.5,
-                  color="white" if colour == BLUE else INK)
-            new_xs.append(x)
-            new_spans.append(span)
-        xs, spans = new_xs, new_spans
-        c.text(0.4, y + bh / 2, f"launch {k}", ha="left", size=8, weight="bold")
-        c.text(left + n * pitch + 0.6, y + bh / 2, f"{len(level)} thread{'s' if len(level) > 1 else ''}, "
-               f"{len(level)} addition{'s' if len(level) > 1 else ''}", ha="left", size=8)
-    total = sum(len(level) for level in levels)
-    c.text(0.4, height - 0.8, f"{len(levels)} launches (log2 {n}), {total} additions (n - 1); "
-           "a box a–b holds the sum of elements a to b; each level is written to a new buffer in global memory.",
-           ha="left", size=8)
-    return c
 
 
-def draw_index_maps(plt, d: dict) -> Canvas:
-    block, warp = d["block"], d["warp"]
-    cell = 1.0
-    left, right = 6.5, 14.0
-    row, strip = 2.75, 0.5
-    n_levels = max(len(s["levels"]) for s in d["stages"])
-    # Stages whose loops build the same tree (02 and 03) share one panel.
-    panels: list[list[dict]] = []
-    for s in d["stages"]:
-        if panels and panels[-1][0]["levels"] == s["levels"]:
-            panels[-1].append(s)
-        else:
-            panels.append([s])
-    head = 2.4
-    panel_h = [head + (len(group) - 1) * 1.2 + 2.5 + row * (n_levels + 1) for group in panels]
-    width, height = left + block * cell + right + 1.0, 3.0 + sum(panel_h) + 3.4
-    c = Canvas(plt, width, height, 0.14)
-    c.text(1.0, 1.3, f"Which thread adds which element: stages 02-05, one block of {block} threads "
-           f"({block // warp} warps of {warp})", size=11, ha="left", weight="bold")
-    x0 = 1.0 + left
-    xa, xb = x0 + block * cell + 1.5, x0 + block * cell + 8.0
-    oy = 3.0
-    for group, h in zip(panels, panel_h):
-        for j, g in enumerate(group):
-            c.text(1.0, oy + 0.8 + 1.2 * j, f"{g['key']} · {g['title']}", size=10, ha="left", weight="bold")
-            c.code(x0 + 18.0, oy + 0.8 + 1.2 * j, g["code"], size=8, color=INK)
-        s = group[0]
-        top = oy + head + 1.2 * (len(group) - 1)
-        bottom = oy + h - 0.9
-        oy += h
-        # The warp boundary: threads 0-31 are warp 0; words 0-31 and 32-63 fall in banks 0-31 again.
-        for w0 in range(0, block, warp):
-            c.text(x0 + (w0 + warp / 2) * cell, top, f"warp {w0 // warp}: threads {w0}-{w0 + warp - 1}", size=7.5,
-                   color=GREY)
-            if w0:
-                c.line(x0 + w0 * cell, top + 0.5, x0 + w0 * cell, bottom, color=VERMILLION, lw=1.2)
-        c.text(xa + 2.5, top - 0.3, "warps with\na thread at work", size=7, color=GREY)
-        c.text(xb + 2.5, top - 0.3, "bank passes\nper access", size=7, color=GREY)
-        y = top + 0.9
-        for i in range(block):
-            c.box(x0 + i * cell, y, cell, cell, face=PALE, edge=GREY, lw=0.3)
-        c.text(1.0, y + 0.5, "partial[]", size=7.5, ha="left")
-        for k, (level, (at_work, worst)) in enumerate(zip(s["levels"], s["warps"]), start=1):
-            y_prev, y = y, top + 0.9 + row * k
-            for tid, w, r in level:
-                xw = x0 + w * cell + cell / 2
-                xr = x0 + r * cell + cell / 2
-                c.line(xw, y_prev + cell, xw, y, color=GREY, lw=0.5)
-                c.line(xr, y_prev + cell, xw, y, color=BLUE, lw=0.7)
-            written = {w for _, w, _ in level}
-            for i in range(block):
-                c.box(x0 + i * cell, y, cell, cell, face=BLUE if i in written else "white",
-                      edge=INK if i in written else PALE, lw=0.3)
-            active = {tid for tid, _, _ in level}
-            for t in range(block):
-                c.box(x0 + t * cell + 0.1, y + cell + 0.15, cell - 0.2, strip, face=ORANGE if t in active else PALE,
-                      edge="none", lw=0)
-            c.text(1.0, y + 0.5, f"level {k}", size=7.5, ha="left")
-            c.text(1.0, y + cell + 0.45, "threads", size=6.5, ha="left", color=GREY)
-            c.text(xa + 2.5, y + 0.75, f"{at_work} of {block // warp}", size=8)
-            c.text(xb + 2.5, y + 0.75, str(worst), size=8, color=VERMILLION if worst > 1 else INK,
-                   weight="bold" if worst > 1 else "normal")
-    c.text(1.0, height - 2.4, "Blue cell: the element a thread writes at that level; blue line: the element it adds "
-           "in. Orange, below: the threads whose if is true (thread t under column t).", size=7.5, ha="left")
-    c.text(1.0, height - 1.1, f"Red line: the warp boundary; words w and w + {d['banks']} fall in the same one of the "
-           f"{d['banks']} shared-memory banks.", size=7.5, ha="left")
-    return c
 
 
-def draw_bank_conflicts(plt, d: dict) -> Canvas:
-    warp, banks = d["warp"], d["banks"]
-    cell, left = 1.0, 4.2
-    width = left + banks * cell + 1.0
-    first = ", ".join(str(w) for w in d["words"][:3])
-    panels = [
-        (f"Stage 04 at its first level (stride = 1): lane tid reads partial[{d['index_expr']}], "
-         f"words {first}, ..., {d['words'][-1]}", d["words"], d["passes"]),
-        (f"The same words, padded with one spare word every {banks}: word w is stored at w + w / {banks}",
-         d["padded"], d["padded_passes"]),
-    ]
-    panel_h = [2.0 + 1.0 + 3.2 + 0.9 + (max(p) + 1) * cell + 1.2 for _, _, p in panels]
-    height = 2.2 + sum(panel_h) + 1.4
-    c = Canvas(plt, width, height, 0.27)
-    c.text(0.4, 0.8, f"Shared-memory banks: {banks} banks of {d['bank_bytes']} bytes, address a in bank a mod {banks}",
-           size=11, ha="left", weight="bold")
-    y0 = 2.2
-    for (title, words, passes), h in zip(panels, panel_h):
-        degree = max(passes) + 1
-        used = len({w % banks for w in words})
-        verdict = (f"{used} banks in use, {degree} passes: a {degree}-way bank conflict" if degree > 1 else
-                   f"{used} banks in use, 1 pass: no conflict")
-        c.text(0.4, y0 + 0.5, title, size=9.5, ha="left", weight="bold")
-        c.text(0.4, y0 + 1.35, verdict, size=8.5, ha="left", color=VERMILLION if degree > 1 else GREEN,
-               weight="bold")
-        ly = y0 + 2.0
-        c.text(0.4, ly + 0.45, "lane", size=7.5, ha="left")
-        for t in range(warp):
-            colour = BLUE if t < warp // 2 else ORANGE
-            c.box(left + t * cell, ly, cell * 0.9, 0.9, face=colour, edge=INK, lw=0.4, text=str(t), size=6,
-                  color="white" if colour == BLUE else INK)
-        by = ly + 1.0 + 3.2
-        c.text(0.4, by + 0.35, "bank", size=7.5, ha="left")
-        for b in range(banks):
-            c.text(left + b * cell + cell * 0.45, by + 0.35, str(b), size=6, color=GREY)
-        gy = by + 0.9
-        for k in range(degree):
-            c.text(0.4, gy + k * cell + 0.45, f"pass {k + 1}", size=7.5, ha="left")
-            for b in range(banks):
-                c.box(left + b * cell, gy + k * cell, cell * 0.9, cell * 0.9, face="white", edge=PALE, lw=0.5)
-        for t, (w, k) in enumerate(zip(words, passes)):
-            colour = BLUE if t < warp // 2 else ORANGE
-            b = w % banks
-            c.line(left + t * cell + cell * 0.45, ly + 0.9, left + b * cell + cell * 0.45, by, color=colour, lw=0.7)
-            c.box(left + b * cell, gy + k * cell, cell * 0.9, cell * 0.9, face=colour, edge=INK, lw=0.4,
-                  text=str(w), size=5.5, color="white" if colour == BLUE else INK)
-        y0 += h
-    c.text(0.4, height - 0.9, "A cell under a bank holds the address a lane reads. A bank delivers one address per "
-           "pass, so lanes that need different addresses of one bank wait for each other.", size=7.5, ha="left")
-    return c
 
 
-def draw_warp_shuffle(plt, d: dict) -> Canvas:
-    warp, offsets = d["warp"], d["offsets"]
-    cell, left = 1.0, 4.6
-    row = 2.3
-    width = left + warp * cell + 1.0
-    height = 3.6 + row * len(offsets) + 1.0 + 1.4
-    c = Canvas(plt, width, height, 0.27)
-    c.text(0.4, 0.8, f"Stage 08: a warp of {warp} lanes adds its values with "
-           f"{len(offsets)} shuffles, offsets {', '.join(map(str, offsets))}", size=11, ha="left", weight="bold")
-    c.code(0.4, 1.8, f"v += {d['call']};   {d['source']}", size=8, color=GREY)
-    y = 3.0
-    c.text(0.4, y + 0.45, "lane", size=7.5, ha="left")
-    counts = [1] * warp
-    for t in range(warp):
-        c.box(left + t * cell, y, cell * 0.9, 0.9, face=PALE, edge=INK, lw=0.4, text=str(t), size=6)
-    for k, off in enumerate(offsets):
-        y_prev, y = y, 3.0 + row * (k + 1)
-        c.text(0.4, y + 0.45, f"offset {off}", size=7.5, ha="left", weight="bold")
-        new = [counts[i] + counts[i + off] if i + off < warp else counts[i] for i in range(warp)]
-        for i in range(off):
-            c.arrow(left + (i + off) * cell + 0.45, y_prev + 0.95, left + i * cell + 0.45, y - 0.05, color=BLUE,
-                    lw=0.6, head=4)
-        for i in range(warp):
-            useful = i < off
-            face = (VERMILLION if i == 0 and k == len(offsets) - 1 else BLUE) if useful else "white"
-            c.box(left + i * cell, y, cell * 0.9, 0.9, face=face, edge=INK if useful else PALE, lw=0.4,
-                  text=str(new[i]) if useful else None, size=6, color="white")
-        counts = new
-    c.text(0.4, height - 1.4, f"A number is how many of the {warp} values the lane holds. Lane i adds the value of "
-           "lane i + offset; only lanes below the offset (blue) hold values that are still needed.", size=7.5,
-           ha="left")
-    c.text(0.4, height - 0.6, f"After the last shuffle lane 0 (vermillion) holds the sum of all {warp}: no shared "
-           "memory and no barrier.", size=7.5, ha="left")
-    return c
 
 
-def draw_grid_stride_vs_chunk(plt, d: dict) -> Canvas:
-    blocks, threads, loads = d["blocks"], d["threads"], d["loads"]
-    n = blocks * threads * loads
-    cell, left = 0.62, 0.4
-    width = left + n * cell + 0.6
-    height = 14.6
-    c = Canvas(plt, width, height, 0.25)
-    c.text(left, 0.8, f"Who reads what: {blocks} blocks of {threads} threads, {loads} loads per thread, "
-           f"{n} elements", size=11, ha="left", weight="bold")
-    total = blocks * threads
-
-    def strip(y, owner, title, note, source):
-        c.text(left, y, title, size=9.5, ha="left", weight="bold")
-        c.code(left, y + 0.85, source, size=7, color=GREY)
-        for i in range(n):
-            b, t = owner(i)
-            colour = BLOCK_COLOURS[b]
-            c.box(left + i * cell, y + 1.5, cell * 0.92, 1.0, face=colour, edge=INK, lw=0.3, text=str(t), size=5.5,
-                  color="white" if colour in (BLUE, GREEN) else INK)
-            if (b, t) == (0, 1):
-                x = left + i * cell + cell * 0.46
-                c.ax.plot([x], [y + 2.85], marker="^", markersize=5, color=INK)
-        c.text(left, y + 3.6, note, size=7.5, ha="left")
-
-    strip(2.1, lambda i: ((i % total) // threads, i % threads),
-          "Grid-stride loop (stages 06-12): element i goes to thread i mod (grid x block)",
-          f"One sweep of the grid covers {total} neighbouring elements, every block side by side; "
-          f"thread 1 of block 0 (triangles) reads elements {', '.join(str(1 + k * total) for k in range(loads))}.",
-          f"for (i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x)   {d['grid_stride_source']}")
-    chunk = n // blocks
-    strip(7.4, lambda i: (i // chunk, i % threads),
-          "One contiguous chunk per block (the single-pass kernels): block b reads elements b x chunk onwards",
-          f"Each block streams its own {chunk} elements, its threads side by side; thread 1 of block 0 reads "
-          f"elements {', '.join(str(1 + k * threads) for k in range(loads))}.",
-          f"i = blockIdx.x * chunk + threadIdx.x; loads i + u * kBlock for u < kUnroll   {d['chunk_source']}")
-    legend_y = 13.6
-    for b in range(blocks):
-        c.box(left + b * 6.0, legend_y - 0.35, 0.7, 0.7, face=BLOCK_COLOURS[b], edge=INK, lw=0.3)
-        c.text(left + b * 6.0 + 1.0, legend_y, f"block {b}", size=8, ha="left")
-    c.text(left + blocks * 6.0, legend_y, "the number in a cell: the thread of its block that reads it", size=8,
-           ha="left")
-    return c
 
 
-def draw_loads_in_flight(plt, d: dict) -> Canvas:
-    from matplotlib.patches import Rectangle
-
-    k = d["num_load"]
-    c = Canvas(plt, 40.0, 17.0, 0.26)
-    c.text(0.4, 0.8, "Little's law: bytes in flight = bandwidth x latency", size=11, ha="left", weight="bold")
-    need_mb = d["peak_gbs"] * 1e9 * 1e-6 / 1e6
-    c.text(0.4, 1.9, f"To stream at the {d['device']}'s {d['peak_gbs']:.0f} GB/s, the GPU must keep "
-           f"{need_mb:.1f} MB of loads in flight for every microsecond of DRAM latency.", size=8.5, ha="left")
-    # One thread's timeline, time in units of one DRAM latency.
-    ax = c.fig.add_axes([0.17, 0.2, 0.45, 0.58])
-    span, issue, add, bar = 4.6, 0.02, 0.02, 0.7
-    lanes = [("stage 06\n1 load in flight", 1, 0.0), (f"stage 07\n{k} loads in flight", k, 1.7)]
-    for label, per, base in lanes:
-        t, count = 0.0, 0
-        while t + (per - 1) * issue + 1.0 + add * per <= span:
-            for j in range(per):
-                ax.add_patch(Rectangle((t + j * issue, base + j * 0.85), 1.0, bar, facecolor=SKY if j % 2 else BLUE,
-                                       edgecolor=INK, linewidth=0.4))
-            arrive = t + (per - 1) * issue + 1.0
-            ax.add_patch(Rectangle((arrive, base), add * per, (per - 1) * 0.85 + bar, facecolor=ORANGE,
-                                   edgecolor=INK, linewidth=0.4))
-            count += per
-            t = arrive + add * per
-        middle = base + ((per - 1) * 0.85 + bar) / 2
-        ax.text(-0.08, middle, label, ha="right", va="center", fontsize=8)
-        ax.text(span + 0.06, middle, f"{count} loads\ndone", ha="left", va="center", fontsize=8, fontweight="bold")
-    ax.set_xlim(0, span)
-    ax.set_ylim(1.7 + (k - 1) * 0.85 + bar + 0.3, -0.4)
-    ax.set_yticks([])
-    ax.set_xlabel("time, in DRAM latencies (one thread)", fontsize=8)
-    ax.tick_params(labelsize=7)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
-    ax.set_title("blue: a load on its way from DRAM; orange: the additions once the data is in", fontsize=8,
-                 loc="left")
-    # Bytes in flight across the GPU at full occupancy.
-    bx = c.fig.add_axes([0.75, 0.2, 0.23, 0.58])
-    threads = d["sm_count"] * d["threads_per_sm"]
-    bars = [("06", d["float_bytes"], SKY), ("07", k * d["float_bytes"], BLUE),
-            ("12", d["unroll"] * d["float4_bytes"], GREEN)]
-    values = [threads * b / 1e6 for _, b, _ in bars]
-    bx.bar(range(len(bars)), values, color=[col for _, _, col in bars], edgecolor=INK, linewidth=0.5)
-    for i, ((key, b, _), v) in enumerate(zip(bars, values)):
-        bx.text(i, v, f"{v:.1f} MB\n{b} B/thread", ha="center", va="bottom", fontsize=7)
-    bx.set_xticks(range(len(bars)))
-    bx.set_xticklabels([f"stage {key}" for key, _, _ in bars], fontsize=8)
-    bx.set_ylim(0, max(values) * 1.3)
-    bx.set_ylabel("MB in flight, whole GPU", fontsize=8)
-    bx.tick_params(labelsize=7)
-    for side in ("top", "right"):
-        bx.spines[side].set_visible(False)
-    bx.set_title(f"{d['sm_count']} SMs x {d['threads_per_sm']} threads,\nevery thread's loads outstanding",
-                 fontsize=8)
-    c.text(0.4, 16.3, f"Stage 07 keeps {k} loads of 4 bytes per thread in flight, stage 12 {d['unroll']} of 16 bytes "
-           "(float4); full occupancy is read from the occupancy sweep. Bandwidth is at most bytes in flight / latency.",
-           size=7.5, ha="left")
-    return c
 
 
-def draw_last_block_ticket(plt, d: dict) -> Canvas:
-    blocks = d["blocks"]
-    # Made-up durations for the picture: the blocks finish their chunks in an order of their own.
-    work = [6.2, 9.4, 3.8, 10.8, 8.0, 5.0, 7.1, 4.4][:blocks]
-    store, fence, atomic = 0.5, 1.3, 1.0
-    took = sorted(range(blocks), key=lambda b: work[b])
-    ticket = {b: i for i, b in enumerate(took)}
-    last = took[-1]
-    left, row = 4.5, 1.6
-    read, write = 6.5, 4.8
-    width = 40.0
-    top = 3.4
-    height = top + row * (blocks + 1) + 4.6
-    c = Canvas(plt, width, height, 0.26)
-    c.text(0.4, 0.8, f"A single pass over {blocks} blocks: store the partial, fence, take a ticket; the last ticket "
-           "adds the partials", size=11, ha="left", weight="bold")
-    c.code(0.4, 1.8, f"the steps, in this order, are read from {d['source']}", size=7.5, color=GREY)
-    events = []
-    for b in range(blocks):
-        y = top + row * b
-        c.text(0.4, y + 0.5, f"block {b}", size=8, ha="left", weight="bold")
-        x = left
-        c.box(x, y, work[b], 1.0, face=PALE, edge=INK, lw=0.4, text="sum its chunk", size=6.5)
-        x += work[b]
-        c.box(x, y, store, 1.0, face=SKY, edge=INK, lw=0.4)
-        x += store
-        c.box(x, y, fence, 1.0, face=ORANGE, edge=INK, lw=0.4, text="fence", size=6.5)
-        x += fence
-        c.box(x, y, atomic, 1.0, face=BLUE, edge=INK, lw=0.4, text=str(ticket[b]), size=7, color="white")
-        x += atomic
-        events.append((x, b))
-        if b == last:
-            c.box(x, y, read, 1.0, face=GREEN, edge=INK, lw=0.4, text=f"read partials 0-{blocks - 1}, add",
-                  size=6.5, color="white")
-            c.box(x + read, y, write, 1.0, face=VERMILLION, edge=INK, lw=0.4, text="write sum, ticket = 0",
-                  size=6.5, color="white")
-            end = x + read + write
-        else:
-            c.text(x + 0.4, y + 0.5, f"drew {ticket[b]}, not {blocks - 1}: done", size=7, ha="left", color=GREY)
-    # The ticket in memory: the value each atomicAdd leaves behind.
-    y = top + row * blocks + 0.3
-    c.text(0.4, y + 0.5, "ticket", size=8, ha="left", weight="bold")
-    x, value = left, 0
-    for t, _ in sorted(events) + [(end, None)]:
-        c.box(x, y, t - x, 1.0, face="white", edge=GREY, lw=0.5, text=str(value), size=7)
-        x, value = t, (value + 1 if _ is not None else 0)
-    c.box(x, y, 2.0, 1.0, face="white", edge=GREY, lw=0.5, text="0", size=7)
-    ly = height - 3.5
-    items = [(PALE, "sum the block's chunk"), (SKY, "store partials[block]"), (ORANGE, "__threadfence()"),
-             (BLUE, "atomicAdd(&ticket, 1): the old value"), (GREEN, "only the last: read every partial"),
-             (VERMILLION, "write the sum, reset the ticket")]
-    for i, (colour, label) in enumerate(items):
-        x = 0.4 + (i % 3) * 13.2
-        yy = ly + (i // 3) * 1.0
-        c.box(x, yy - 0.35, 0.7, 0.7, face=colour, edge=INK, lw=0.4)
-        c.text(x + 1.0, yy, label, size=7.5, ha="left")
-    c.text(0.4, height - 0.9, "Store, then fence, then ticket: a block's partial is visible before its ticket is. "
-           "The last block's reads must in turn not be served from before it saw the last ticket (acquire).",
-           size=7.5, ha="left")
-    return c
 
 
-def draw_cluster_dsmem(plt, d: dict) -> Canvas:
-    size = d["cluster"]
-    pitch, left = 2.3, 1.0
-    width = left + size * pitch + 1.0
-    height = 18.0
-    c = Canvas(plt, width, height, 0.27)
-    c.text(0.4, 0.8, f"One thread-block cluster of {size} blocks adds through distributed shared memory (sm_90)",
-           size=11, ha="left", weight="bold")
-    c.code(0.4, 1.8, f"cluster.map_shared_rank(partials, 0)[rank] = v;  cluster.sync();   {d['source']}", size=7.5,
-           color=GREY)
-    c.box(left - 0.5, 2.6, size * pitch + 0.5, 3.0, face="none", edge=GREY, lw=0.8, dashed=True)
-    c.text(left - 0.3, 3.05, f"the cluster: {size} blocks launched together on the SMs of one GPC; each sums its "
-           "own chunk into v", size=7, ha="left", color=GREY)
-    for r in range(size):
-        x = left + r * pitch
-        c.box(x, 3.7, pitch - 0.4, 1.5, face=BLUE if r == 0 else SKY, edge=INK, lw=0.5,
-              text=f"block {r}\nv{r}", size=6.5, color="white" if r == 0 else INK)
-    # Block 0's shared memory: one slot per block of the cluster.
-    sy = 8.4
-    for r in range(size):
-        x = left + r * pitch
-        c.arrow(x + (pitch - 0.4) / 2, 5.2, x + (pitch - 0.4) / 2, sy - 0.05, color=ORANGE if r else BLUE, lw=0.9,
-                head=5)
-    c.text(left + size * pitch / 2, 6.3, "each block writes v into slot [rank] of block 0's shared memory, over "
-           "the SM-to-SM network (DSMEM): no global memory, no atomic", size=7.5, color=INK, bg="white")
-    c.box(left - 0.5, sy - 0.5, size * pitch + 0.5, 2.6, face="none", edge=BLUE, lw=1.0)
-    c.text(left - 0.3, sy + 1.55, f"block 0's shared memory: partials[{size}]", size=7.5, ha="left", color=BLUE,
-           weight="bold", bg="white")
-    for r in range(size):
-        x = left + r * pitch
-        c.box(x + 0.2, sy, pitch - 0.8, 1.0, face=PALE, edge=INK, lw=0.5, text=f"v{r}", size=6.5)
-    by = 11.4
-    c.line(left - 0.5, by, left + size * pitch, by, color=VERMILLION, lw=1.6, dashed=True)
-    c.text(left - 0.3, by + 0.6, "cluster.sync(): every push has landed before any block goes on", size=8,
-           color=VERMILLION, ha="left", weight="bold", bg="white")
-    ry = 14.0
-    rx = left + size * pitch / 2
-    for r in range(size):
-        x = left + r * pitch + (pitch - 0.4) / 2
-        c.line(x, sy + 2.1, rx, ry, color=GREY, lw=0.5)
-    c.box(rx - 5.0, ry, 10.0, 1.4, face=BLUE, edge=INK, lw=0.6, text=f"block 0 adds the {size} values in rank order",
-          size=7.5, color="white")
-    c.arrow(rx, ry + 1.4, rx, ry + 2.7, color=INK, lw=1.0, head=6)
-    c.text(rx + 0.4, ry + 2.3, "*out", size=8, ha="left", family="DejaVu Sans Mono")
-    return c
-
-
-BUILTIN = {  # the figures drawn by this script: draw_ function -> (its parameters, what it shows)
-    "draw_reduction_tree": (lambda root, res: tree_inputs(root), "the reduction tree of stage 01"),
-    "draw_index_maps": (lambda root, res: index_map_inputs(root), "which thread adds which element in stages 02-05"),
-    "draw_bank_conflicts": (lambda root, res: bank_inputs(root),
-                            "stage 04's shared-memory access, with and without padding"),
-    "draw_warp_shuffle": (lambda root, res: shuffle_inputs(root), "stage 08's shuffle-down rounds"),
-    "draw_grid_stride_vs_chunk": (lambda root, res: chunk_inputs(root),
-                                  "a grid-stride loop against one chunk per block"),
-    "draw_loads_in_flight": (flight_inputs, "Little's law, 1 against 4 loads in flight"),
-    "draw_last_block_ticket": (lambda root, res: ticket_inputs(root), "the last-block ticket"),
-    "draw_cluster_dsmem": (lambda root, res: cluster_inputs(root), "a cluster adding through distributed shared memory"),
-}
 
 
 # ---- the registry: every PNG the docs show -----------------------------------------------
 #
-# One line per PNG: where it lives in the repository and what draws it, a draw_ function
-# of this script (BUILTIN) or a module scripts/figures/NAME.py. --check fails, naming the
+# One line per PNG: where it lives in the repository and the module of scripts/figures/
+# that draws it (see the comment above FIGURE_DIR). --check fails, naming the
 # file, when a PNG is missing or stale, when a Markdown file of the docs (DOC_GLOBS) links
 # a PNG this list does not name, when chapters/ or results/ hold a PNG it does not name,
 # and when a module of scripts/figures/ is not named here. --list prints every PNG with
@@ -1060,32 +485,31 @@ BUILTIN = {  # the figures drawn by this script: draw_ function -> (its paramete
 # figure and a data plot differ only in what they read.
 
 REGISTRY = [
-    ("chapters/figures/reduction_tree.png", "draw_reduction_tree"),
-    ("chapters/figures/index_maps.png", "draw_index_maps"),
-    ("chapters/figures/bank_conflicts.png", "draw_bank_conflicts"),
-    ("chapters/figures/warp_shuffle_down.png", "draw_warp_shuffle"),
-    ("chapters/figures/grid_stride_vs_chunk.png", "draw_grid_stride_vs_chunk"),
-    ("chapters/figures/loads_in_flight.png", "draw_loads_in_flight"),
-    ("chapters/figures/last_block_ticket.png", "draw_last_block_ticket"),
-    ("chapters/figures/cluster_dsmem.png", "draw_cluster_dsmem"),
     ("chapters/figures/atomics_vs_second_launch.png", "figures/atomics_vs_second_launch.py"),
+    ("chapters/figures/bank_conflicts.png", "figures/bank_conflicts.py"),
     ("chapters/figures/barrier_tree.png", "figures/barrier_tree.py"),
     ("chapters/figures/batched_tail.png", "figures/batched_tail.py"),
     ("chapters/figures/block_sum_two_level.png", "figures/block_sum_two_level.py"),
     ("chapters/figures/book_vs_ours.png", "figures/book_vs_ours.py"),
+    ("chapters/figures/cluster_dsmem.png", "figures/cluster_dsmem.py"),
     ("chapters/figures/coalescing.png", "figures/coalescing.py"),
     ("chapters/figures/decoupled_lookback.png", "figures/decoupled_lookback.py"),
     ("chapters/figures/dot_packing.png", "figures/dot_packing.py"),
     ("chapters/figures/float4_split.png", "figures/float4_split.py"),
     ("chapters/figures/gpu_hierarchy.png", "figures/gpu_hierarchy.py"),
+    ("chapters/figures/grid_stride_vs_chunk.png", "figures/grid_stride_vs_chunk.py"),
     ("chapters/figures/histogram_lane_banks.png", "figures/histogram_lane_banks.py"),
     ("chapters/figures/histogram_privatised.png", "figures/histogram_privatised.py"),
+    ("chapters/figures/index_maps.png", "figures/index_maps.py"),
+    ("chapters/figures/last_block_ticket.png", "figures/last_block_ticket.py"),
+    ("chapters/figures/loads_in_flight.png", "figures/loads_in_flight.py"),
     ("chapters/figures/multi_gpu_combine.png", "figures/multi_gpu_combine.py"),
     ("chapters/figures/multi_gpu_efficiency.png", "figures/multi_gpu_efficiency.py"),
     ("chapters/figures/neumaier_example.png", "figures/neumaier_example.py"),
     ("chapters/figures/occupancy_sweep.png", "figures/occupancy_sweep.py"),
     ("chapters/figures/peer_store_exchange.png", "figures/peer_store_exchange.py"),
     ("chapters/figures/profiler_replay.png", "figures/profiler_replay.py"),
+    ("chapters/figures/reduction_tree.png", "figures/reduction_tree.py"),
     ("chapters/figures/release_acquire.png", "figures/release_acquire.py"),
     ("chapters/figures/reproducible_layout.png", "figures/reproducible_layout.py"),
     ("chapters/figures/roofline.png", "figures/roofline.py"),
@@ -1093,6 +517,7 @@ REGISTRY = [
     ("chapters/figures/tagged_slot.png", "figures/tagged_slot.py"),
     ("chapters/figures/tile_partition.png", "figures/tile_partition.py"),
     ("chapters/figures/warp_sectors.png", "figures/warp_sectors.py"),
+    ("chapters/figures/warp_shuffle_down.png", "figures/warp_shuffle_down.py"),
     ("results/h200/ladder.png", "figures/ladder.py"),  # data plots: scripts/plot.py draws these too
     ("results/h100/ladder.png", "figures/ladder.py"),
     ("results/h200/sweep.png", "figures/sweep.py"),
@@ -1113,11 +538,13 @@ PNG_HOMES = ("chapters", "results")  # every PNG under these must be in the regi
 #   FIGURE = "name.png"             the file's name (its folder is the registry's)
 #   ABOUT = "one line"              what it shows (--list)
 #   def inputs(dg, root, results)   the parameters as a dict; every one that mirrors the
-#                                   code is read or checked here through dg.code_constant /
-#                                   dg.require_line, so a renamed or changed constant fails
-#                                   with one sentence instead of drawing a stale picture;
-#                                   results is results/h200, or for a data plot (a PNG
-#                                   under results/) its own folder
+#                                   code is read through dg.code_constant (a named
+#                                   constant) or written out and required verbatim with
+#                                   dg.require_code, so a renamed or changed constant or
+#                                   line fails with one sentence instead of drawing a stale
+#                                   picture (dg.require_line, a regular expression, is the
+#                                   older form); results is results/h200, or for a data
+#                                   plot (a PNG under results/) its own folder
 #   def draw(dg, plt, d)            returns a dg.Canvas (or a matplotlib figure via
 #                                   dg.FigureCanvas) drawn from d alone
 #
@@ -1169,7 +596,7 @@ class Figure:
     draw: object  # callable(plt, dict) -> Canvas
     about: str
     drawer: str  # the registry's second column
-    code: str = ""  # the drawing module's text ("" for a draw_ function of this script)
+    code: str  # the drawing module's text
 
     @property
     def name(self) -> str:
@@ -1204,9 +631,6 @@ def registered() -> list[Figure]:
     this = sys.modules[__name__]
     out = []
     for path, drawer in REGISTRY:
-        if drawer in BUILTIN:
-            out.append(Figure(path, BUILTIN[drawer][0], globals()[drawer], BUILTIN[drawer][1], drawer))
-            continue
         m = MODULES.setdefault(drawer, MODULES.get(drawer) or load_module(drawer))
         if m.FIGURE != path.rsplit("/", 1)[-1] or (hasattr(m, "FOLDERS") and path.rsplit("/", 1)[0] not in m.FOLDERS):
             raise SystemExit(f"{PROGRAM}: the registry puts {drawer} at {path}, but it draws {m.FIGURE} in "

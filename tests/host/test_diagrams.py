@@ -292,6 +292,12 @@ def test_redrawn_bytes_are_compared(can_draw):
                   "\n".join(problems))
 
 
+def inputs_of(name, root):
+    """The parameters of the registered figure `name`, read from the repository at `root`."""
+    figure = next(f for f in diagrams.FIGURES if f.name == name)
+    return figure.inputs(root, figure.results(root))
+
+
 def refused(what, call, needle):
     """`call` must raise DiagramError with `needle` in its sentence."""
     try:
@@ -309,11 +315,11 @@ def test_refusals():
         edit(stage05, "if (tid < stride) partial[tid] += partial[tid + stride];",
              "if (tid <= stride) partial[tid] += partial[tid + stride];")
         refused("a changed kernel line that a figure draws is named, with its file",
-                lambda: diagrams.index_map_inputs(root),
+                lambda: inputs_of("index_maps.png", root),
                 f"reduction/{stage05.name} no longer holds `if (tid < stride) partial[tid] += partial[tid + stride];`")
         stage13 = next((root / "reduction").glob("13_*.cu"))
         edit(stage13, "*ticket = 0;", "atomicExch(ticket, 0u);")
-        refused("a ticket step that is gone is named", lambda: diagrams.ticket_inputs(root),
+        refused("a ticket step that is gone is named", lambda: inputs_of("last_block_ticket.png", root),
                 "no longer holds `*ticket = 0;`")
     # The explicit parameters are run before anything is drawn: a tree that would not sum every element once is refused.
     saved = diagrams.BLOCK_TREES["05"]
@@ -333,13 +339,13 @@ def test_refusals():
         copy_repository(root)
         edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;", "")
         try:
-            diagrams.cluster_inputs(root)
+            inputs_of("cluster_dsmem.png", root)
             check("refusal: a constant that is gone is named", False, "no error")
         except diagrams.DiagramError as e:
             check("refusal: a constant that is gone is named", "defines no constant kMaxCluster" in str(e), str(e))
         (root / "reduction" / "banks.hpp").write_text("constexpr int kBanks = 16;\n", encoding="utf-8")
         try:
-            diagrams.bank_inputs(root)
+            inputs_of("bank_conflicts.png", root)
             check("refusal: a source that disagrees on the bank count", False, "no error")
         except diagrams.DiagramError as e:
             check("refusal: a source that disagrees on the bank count", "kBanks = 16" in str(e), str(e))
