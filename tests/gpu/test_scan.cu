@@ -351,6 +351,7 @@ TEST_CASE("the runner verifies and times every row and writes its CSV", "[scan][
   CHECK(body.find(",cub_exclusive,") != std::string::npos);
   CHECK(body.find(",copy,") != std::string::npos);
   CHECK(body.find(",05,vector_lookback,") != std::string::npos);
+  CHECK(body.find(",06,prefetch_lookback,") != std::string::npos);
   CHECK(body.find("FAIL") == std::string::npos);
   std::remove(csv.c_str());
 }

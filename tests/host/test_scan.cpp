@@ -34,23 +34,25 @@ std::vector<unsigned> int_scan(const std::vector<unsigned>& in, scan::ScanKind k
 
 }  // namespace
 
-TEST_CASE("scan registry: five stages in order, then CUB's two rows and the copy", "[scan]") {
+TEST_CASE("scan registry: six stages in order, then CUB's two rows and the copy", "[scan]") {
   const auto& r = scan::registry();
-  REQUIRE(r.size() == 8);
-  for (int i = 0; i < 5; ++i) {
+  REQUIRE(r.size() == 9);
+  for (int i = 0; i < 6; ++i) {
     CHECK(r[i].entry == scan::Entry::stage);
     CHECK(r[i].number == i + 1);
   }
   CHECK(scan::stage_key(r[4]) == "05");
   CHECK(&stage("5") == &r[4]);
   CHECK(&stage("vector_lookback") == &r[4]);
+  CHECK(scan::stage_key(r[5]) == "06");
+  CHECK(&stage("prefetch_lookback") == &r[5]);
   CHECK(scan::computes(stage("cub_inclusive"), scan::ScanKind::inclusive));
   CHECK_FALSE(scan::computes(stage("cub_inclusive"), scan::ScanKind::exclusive));
   CHECK(scan::select_stages("2-4").size() == 3);
-  CHECK(scan::select_stages("stages").size() == 5);
+  CHECK(scan::select_stages("stages").size() == 6);
   CHECK(scan::select_stages("baselines").size() == 3);
   CHECK(scan::select_stages("copy,1,01").size() == 2);
-  CHECK_THROWS_AS(scan::select_stages("6"), common::UsageError);
+  CHECK_THROWS_AS(scan::select_stages("7"), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages("4-2"), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages(","), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages("cub"), common::UsageError);
@@ -76,7 +78,7 @@ TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
   a.n = 100000;
   a.scratch = nullptr;
   a.scratch_bytes = 0;
-  for (const char* key : {"01", "02", "03", "04", "05"})
+  for (const char* key : {"01", "02", "03", "04", "05", "06"})
     CHECK_THROWS_AS(scan::launch(stage(key), a), std::invalid_argument);
 }
 
@@ -84,8 +86,8 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
   const common::DeviceInfo device;
   for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20, (std::size_t{1} << 30) + 7}) {
     INFO("n = " << n);
-    // The single passes: the header and one descriptor per tile of 4096 (04) or 8192 (05,
-    // with room for an input up to 3 elements below a 16-byte boundary).
+    // The single passes: the header and one descriptor per tile of 4096 (04), 8192 (05) or
+    // 16384 (06), with room (05, 06) for an input up to 3 elements below a 16-byte boundary.
     const auto p4 = stage("04").plan(n, scan::ValueType::i32, device);
     const auto p5 = stage("05").plan(n, scan::ValueType::i32, device);
     CHECK(p4.zero_scratch_once);
@@ -93,6 +95,10 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
     CHECK(p4.scratch_bytes == scan::lookback_scratch_bytes((n + 4095) / 4096));
     CHECK(p5.scratch_bytes == scan::lookback_scratch_bytes((n + 3 + 8191) / 8192));
     CHECK(p5.grid == (n + 8191) / 8192);
+    const auto p6 = stage("06").plan(n, scan::ValueType::i32, device);
+    CHECK(p6.zero_scratch_once);
+    CHECK(p6.scratch_bytes == scan::lookback_scratch_bytes((n + 3 + 16383) / 16384));
+    CHECK(p6.grid == (n + 16383) / 16384);
     // Scan-then-add: 4 bytes per tile total of each level above the first.
     const auto p1 = stage("01").plan(n, scan::ValueType::i32, device);
     std::size_t values = 0;
