@@ -324,7 +324,7 @@ def warp_size(root: Path) -> tuple[int, str]:
 def hardware_facts(root: Path) -> dict:
     """The bank facts, checked against every source file that names them."""
     facts = {"banks": SHARED_BANKS, "bank_bytes": BANK_BYTES}
-    for folder in ("reduction", "single_pass", "access_patterns", "common", "experiments"):
+    for folder in ("reduction", "single_pass", "access_patterns", "common", "experiments", "lab"):
         base = root / folder
         if not base.is_dir():
             continue
@@ -664,8 +664,8 @@ def collect(root: Path, read) -> dict:
         d = read()
     except result_files.MissingFile as e:
         raise DiagramError(f"{display(e.path, root)} does not exist; a figure is drawn from it.") from None
-    except result_files.ResultFileError as e:
-        raise DiagramError(str(e)) from None
+    except result_files.ResultFileError as e:  # its file named from the repository, as the others are
+        raise DiagramError(str(e).replace(f"{root}/", "").replace(f"{root.resolve()}/", "")) from None
     finally:
         result_files.load = load
         READS.pop()
@@ -777,7 +777,11 @@ def check(root: Path, figures: list[Figure], out: Path | None = None, redraw: bo
             continue
         data = path.read_bytes()
         chunks = png_text(data)
-        inputs = figure_inputs(f, root)
+        try:
+            inputs = figure_inputs(f, root)
+        except DiagramError as e:
+            problems.append(f"{shown} cannot be drawn now: {e}")
+            continue
         if chunks.get("Fingerprint") != fingerprint(f, inputs):
             problems.append(f"{shown} is stale (its code, its CSVs or its drawing changed since it was drawn): "
                             f"run scripts/diagrams.py --only {f.path}")

@@ -208,9 +208,14 @@ def test_code_and_csv_changes_make_exactly_their_figures_stale():
               and "unchanged chapters/figures/reduction_tree.png" in out, out)
         (root / "chapters" / "figures" / "warp_shuffle_down.png").unlink()
         (root / "results" / "h200" / "access_banks.png").unlink()
-        check("staleness: a deleted figure or plot is reported missing",
-              stale(root) == {"chapters/figures/warp_shuffle_down.png", "results/h200/access_banks.png"},
-              f"{stale(root)}")
+        (root / "results" / "h100" / "sweep.csv").unlink()
+        check("staleness: a deleted figure or plot, or a plot whose CSV is gone, is reported",
+              stale(root) == {"chapters/figures/warp_shuffle_down.png", "results/h200/access_banks.png",
+                              "results/h100/sweep.png"}, f"{stale(root)}")
+        problems = diagrams.check(root, diagrams.FIGURES, redraw=False)
+        check("staleness: the plot whose CSV is gone names the CSV",
+              any(p.startswith("results/h100/sweep.png cannot be drawn now: results/h100/sweep.csv") for p in problems),
+              "\n".join(problems))
 
 
 def test_unlisted_pngs_fail_the_check():
