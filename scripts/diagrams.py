@@ -480,9 +480,9 @@ class Canvas:
 # the files its parameters came from.
 #
 # The one staleness rule: a PNG's fingerprint is a SHA-256 over this script, its module's
-# text, its parameters (the values read from the code) and the bytes of every CSV its
-# parameters were read from (result_files.load, however called; see collect()). A concept
-# figure and a data plot differ only in what they read.
+# text, its parameters (the values read from the code) and the bytes of every result CSV
+# its parameters were read from (result_files.load, however called; see collect()). A
+# concept figure and a data plot differ only in what they read.
 
 REGISTRY = [
     ("chapters/figures/atomics_vs_second_launch.png", "figures/atomics_vs_second_launch.py"),
@@ -649,13 +649,17 @@ def script_text() -> str:
 
 def collect(root: Path, read) -> dict:
     """read(), the parameters of a figure, with the SHA-256 of every CSV it read through
-    result_files.load (directly, through read_table or through the stage registry) under
-    "csv_sha256", and the sources read through read_source under "code_files"."""
+    result_files.load (directly or through read_table) under "csv_sha256", and the sources
+    read through read_source (and the stage list, scripts/registry.csv) under "code_files"."""
     csvs, load, code = {}, result_files.load, []
 
     def recording_load(path):
         table = load(path)
-        csvs[display(Path(path), root)] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        shown = display(Path(path), root)
+        if shown == "scripts/registry.csv":  # the stage list is code: the titles and sources used are parameters
+            code.append(shown)
+        else:
+            csvs[shown] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return table
 
     result_files.load = recording_load
