@@ -631,10 +631,13 @@ def registered() -> list[Figure]:
     this = sys.modules[__name__]
     out = []
     for path, drawer in REGISTRY:
-        m = MODULES.setdefault(drawer, MODULES.get(drawer) or load_module(drawer))
-        if m.FIGURE != path.rsplit("/", 1)[-1] or (hasattr(m, "FOLDERS") and path.rsplit("/", 1)[0] not in m.FOLDERS):
+        if drawer not in MODULES:
+            MODULES[drawer] = load_module(drawer)
+        m = MODULES[drawer]
+        folders = getattr(m, "FOLDERS", ("chapters/figures",))  # a data plot names its result folders
+        if path != f"{path.rsplit('/', 1)[0]}/{m.FIGURE}" or path.rsplit("/", 1)[0] not in folders:
             raise SystemExit(f"{PROGRAM}: the registry puts {drawer} at {path}, but it draws {m.FIGURE} in "
-                             f"{', '.join(getattr(m, 'FOLDERS', ['chapters/figures']))}.")
+                             f"{', '.join(folders)}.")
         out.append(Figure(path, lambda root, res, m=m: m.inputs(this, root, res),
                           lambda plt, d, m=m: m.draw(this, plt, d), m.ABOUT, drawer, m.__source_text__))
     return out

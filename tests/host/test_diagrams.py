@@ -268,6 +268,20 @@ def test_unlisted_pngs_fail_the_check():
               "\n".join(problems))
 
 
+def test_registry_refuses_a_module_out_of_place():
+    saved = list(diagrams.REGISTRY)
+    try:
+        for entry, needle in ((("results/h200/float4_split.png", "figures/float4_split.py"),
+                               "draws float4_split.png in chapters/figures"),
+                              (("results/h200x4/ladder.png", "figures/ladder.py"), "draws ladder.png in results/h200"),
+                              (("chapters/figures/x.png", "figures/no_such_module.py"), "which does not exist")):
+            diagrams.REGISTRY[:] = [entry]
+            with pytest.raises(SystemExit, match=needle):
+                diagrams.registered()
+    finally:
+        diagrams.REGISTRY[:] = saved
+
+
 def test_redrawn_bytes_are_compared(can_draw):
     """A figure with the right fingerprint but other pixels is caught where the renderer matches."""
     if not can_draw:
