@@ -45,7 +45,8 @@ WRITERS = [
     (ANY + r"reduce_2p(\d+)\.(csv|txt)", r"`TABLE_SIZES=\1 scripts/device_check.sh table`"),
     (ANY + r"sweep\.(csv|txt)", "`scripts/device_check.sh sweep`"),
     (ANY + r"(library_sweep\.(csv|txt)|library_ctest\.txt|sanitize_library\.txt)", "`scripts/device_library.sh`"),
-    (ANY + r"sanitize(_\w+)?\.txt", "`scripts/sanitize.sh STAGES --out FILE` (its runner, sizes and tools head the file)"),
+    (ANY + r"sanitize(_\w+)?\.txt",
+     "`scripts/sanitize.sh STAGES --out FILE` (its runner, sizes and tools head the file)"),
     (ANY + r"ncu_metrics(_\w+)?\.(csv|txt)", "`scripts/profile.sh` (`scripts/device_check.sh profile`)"),
     (ANY + r"ncu/(mixed_precision|occupancy)_(\w+)\.csv", r"`scripts/profile.sh --program \1`: its export of \2"),
     (ANY + r"(experiment_warp_tools|racecheck_volatile_warp)\.(csv|txt)", "`scripts/device_warp_tools.sh`"),
@@ -221,8 +222,8 @@ def main(argv: list[str]) -> int:
         elif old != text:
             line = next((i for i, (a, b) in enumerate(zip(old.splitlines(), text.splitlines()), 1) if a != b),
                         min(len(old.splitlines()), len(text.splitlines())) + 1)
-            problems.append(f"{MANIFEST} differs from what it should say from line {line} on: run scripts/results_manifest.py "
-                            "to write it again.")
+            problems.append(f"{MANIFEST} differs from what it should say from line {line} on: run "
+                            "scripts/results_manifest.py to write it again.")
     for sentence in problems:
         print(f"results_manifest.py: {sentence}", file=sys.stderr)
     if problems or args.check:
