@@ -11,8 +11,8 @@ last changed by the same git commit (the table the CSV's run printed). Otherwise
 manifest says "not recorded" and names the git commit that last changed the file: when
 it was committed, not the code it was made from.
 What made it: the file's '# command:' line, else the first row of WRITERS below whose
-pattern matches its path. A file in a history/ folder that no row matches is an earlier
-or A/B run; the manifest names the documents that mention it.
+pattern matches its path; a file in a history/ folder that no row matches is an earlier
+or A/B run. For a history/ file the manifest also names the documents that mention it.
 Without --check, MANIFEST.md is written (to a new file renamed into place). With --check
 nothing is written. Either way, a file that records no command and matches no row is a
 problem (nothing is written); --check also fails when MANIFEST.md is not what this
@@ -45,7 +45,8 @@ WRITERS = [
     (ANY + r"reduce_2p(\d+)\.(csv|txt)", r"`TABLE_SIZES=\1 scripts/device_check.sh table`"),
     (ANY + r"sweep\.(csv|txt)", "`scripts/device_check.sh sweep`"),
     (ANY + r"(library_sweep\.(csv|txt)|library_ctest\.txt|sanitize_library\.txt)", "`scripts/device_library.sh`"),
-    (ANY + r"sanitize(_\w+)?\.txt",
+    (ANY + r"(history/)?reduce_2p(\d+)_write_flush\.(csv|txt)", "`scripts/device_check.sh flush`"),
+    (ANY + r"(history/)?sanitize(_\w+)?\.txt",
      "`scripts/sanitize.sh STAGES --out FILE` (its runner, sizes and tools head the file)"),
     (ANY + r"ncu_metrics(_\w+)?\.(csv|txt)", "`scripts/profile.sh` (`scripts/device_check.sh profile`)"),
     (ANY + r"ncu/(mixed_precision|occupancy)_(\w+)\.csv", r"`scripts/profile.sh --program \1`: its export of \2"),
@@ -174,11 +175,11 @@ def build(root: Path) -> tuple[str, list[str]]:
             if m:
                 command = m.expand(what.replace("{gpu}", rel.split("/")[0]))
                 break
-        if not command and "/history/" in f:
+        if "/history/" in f:
             docs, whose = mentions(root, rel), "named in "
             if not docs and twin in own:
                 docs, whose = mentions(root, twin[len("results/"):]), "its CSV named in "
-            command = "an earlier or A/B run kept in history/; " + (
+            command = (command or "an earlier or A/B run kept in history/") + "; " + (
                 whose + ", ".join(f"[{Path(d).name}](../{d})" for d in docs) if docs else "named in no document")
         if not command:
             problems.append(f"{f} records no command and matches no row of WRITERS in scripts/results_manifest.py: "
