@@ -9,7 +9,8 @@ Python timers, profile.sh, ...), else "commit HASH" or "built from HASH" in its 
 A .txt that records none takes the commit of the .csv of the same name when both were
 last changed by the same git commit (the table the CSV's run printed). Otherwise the
 manifest says "not recorded" and names the git commit that last changed the file: when
-it was committed, not the code it was made from.
+it was committed, not the code it was made from (so commit a new result file first, then
+write the manifest and commit it).
 What made it: the file's '# command:' line, else the first row of WRITERS below whose
 pattern matches its path; a file in a history/ folder that no row matches is an earlier
 or A/B run. For a history/ file the manifest also names the documents that mention it.
