@@ -7,36 +7,29 @@ FIGURE = "block_sum_two_level.png"
 ABOUT = "stage 08: warp sums by shuffle, one value per warp through shared memory, the first warp's shuffles"
 
 
+TREE07 = ("s", "blockDim.x / 2", "s > 0", "/=", "2")  # stage 07's shared-memory tree loop (a dg.Loop)
+
+
 def inputs(dg, root, results):
-    path08, text08, _ = dg.stage_source(root, "08")
+    path08, _, _ = dg.stage_source(root, "08")
     warp = dg.code_constant(root, path08, "kWarpSize")
     block_line = dg.require_line(root, path08, r"s\.blocks\.preferred\s*=\s*\d+;")
     block = int(block_line.split("=")[1].strip(" ;"))
     if block % warp:
         raise dg.DiagramError(f"{path08}: the preferred block {block} is not a whole number of warps.")
-    # The warp's shuffle offsets, run from warp_sum's loop.
-    body = dg.strip_comments(dg.function_body(text08, r"__device__\s+float\s+warp_sum\s*\(", path08))
-    loop, _ = dg.find_loop(body, "offset", path08)
-    offsets = loop.values({"kWarpSize": warp}, path08)
-    # The lines the picture draws, in block_sum.
-    store = dg.require_line(root, path08, r"if \(lane == 0\) warp_sums\[warp\] = v;")
-    gather = dg.require_line(root, path08, r"v = lane < blockDim\.x / kWarpSize \? warp_sums\[lane\] : 0\.0f;")
-    block_sum = dg.strip_comments(dg.function_body(text08, r"__device__\s+float\s+block_sum\s*\(", path08))
-    barriers08 = block_sum.count("__syncthreads()")
-    if barriers08 != 1:
-        raise dg.DiagramError(f"{path08}: block_sum has {barriers08} barriers; the figure draws one.")
+    # The warp's shuffle offsets, run from warp_sum's loop; the lines the picture draws, in
+    # block_sum, with its one barrier between them.
+    dg.require_code(root, path08, f"{dg.SHUFFLE.text} v += {dg.SHUFFLE_CALL};")
+    offsets = dg.SHUFFLE.values({"kWarpSize": warp}, path08)
+    store, _, gather = dg.require_code(root, path08, "if (lane == 0) warp_sums[warp] = v;", "__syncthreads();",
+                                       "v = lane < blockDim.x / kWarpSize ? warp_sums[lane] : 0.0f;")
     # Stage 07's tree: one barrier after the store, then one per level of its loop.
-    path07, text07, _ = dg.stage_source(root, "07")
-    kernel = dg.strip_comments(dg.function_body(text07, r"__global__\s+void\s+grid_stride_sum_four_loads\s*\(",
-                                                path07))
-    tree, after = dg.find_loop(kernel, "s", path07)
+    path07, _, _ = dg.stage_source(root, "07")
+    tree = dg.Loop(*TREE07)
+    dg.require_code(root, path07, "__syncthreads();", tree.text, "__syncthreads();")
     levels = tree.values({"blockDim_x": block}, path07)
-    before, inside = kernel[: kernel.index(tree.text)], kernel[after:]
-    inside = inside[: inside.index("}") + 1]
-    if before.count("__syncthreads()") != 1 or inside.count("__syncthreads()") != 1:
-        raise dg.DiagramError(f"{path07}: the tree no longer has one barrier before its loop and one per level.")
     return {"source": path08, "warp": warp, "block": block, "offsets": offsets, "code": [store, gather],
-            "barriers08": barriers08, "stage07": path07, "levels07": len(levels), "barriers07": 1 + len(levels)}
+            "barriers08": 1, "stage07": path07, "levels07": len(levels), "barriers07": 1 + len(levels)}
 
 
 def draw(dg, plt, d):

@@ -16,11 +16,7 @@ SENDER = 1  # the GPU whose stores are drawn as arrows
 
 def inputs(dg, root, results):
     slots = dg.code_constant(root, HEADER, "kMostPeerGpus")
-    import re
-
-    area = dg.require_line(root, HEADER, r"constexpr std::size_t kPeerAreaWords = \d+ \* "
-                                         r"static_cast<std::size_t>\(kMostPeerGpus\);")
-    banks = int(re.search(r"= (\d+) \*", area).group(1))
+    banks = dg.code_constant(root, HEADER, "kPeerAreaWords", {"kMostPeerGpus": slots}) // slots
     if banks != 2:
         raise dg.DiagramError(f"{HEADER}: the figure draws two banks (a launch's parity), not {banks}.")
     bank = dg.require_line(root, SOURCE, r"const std::size_t bank = \(launch & 1\) \* kMostPeerGpus;")

@@ -12,30 +12,18 @@ STAGE16 = "reduction/16_reproducible.cu"
 THREADS = (0, 128, 256)  # the threads drawn in each block (thread r of team r / 128 in stage 16)
 
 
-def _require_sequence(dg, root, rel, pattern, what):
-    import re
-
-    text = dg.strip_comments(dg.read_source(root, rel))
-    if not re.search(pattern, text, flags=re.S):
-        raise dg.DiagramError(f"{rel} no longer has {what} in the order the figure draws: update the figure's module.")
-
-
 def inputs(dg, root, results):
     # Stage 13: one thread stores, fences, takes the ticket; the last block fences again.
     release = dg.require_line(root, STAGE13, r"__threadfence\(\);\s*// release")
     acquire = dg.require_line(root, STAGE13, r"if \(is_last\) __threadfence\(\);")
-    _require_sequence(dg, root, STAGE13,
-                      r"partials\[blockIdx\.x\] = block_total;\s*__threadfence\(\);\s*"
-                      r"is_last = atomicAdd\(ticket, 1u\) == gridDim\.x - 1;\s*if \(is_last\) __threadfence\(\);\s*\}"
-                      r"\s*__syncthreads\(\);\s*if \(!is_last\) return;",
-                      "store, fence, ticket, fence, barrier")
+    dg.require_code(root, STAGE13, "partials[blockIdx.x] = block_total;", "__threadfence();",
+                    "is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;", "if (is_last) __threadfence();",
+                    "__syncthreads();", "if (!is_last) return;")
     # Stage 16: several threads store, a barrier, thread 0 fences and takes the ticket.
-    _require_sequence(dg, root, STAGE16,
-                      r"scratch\.tile_sums\[tile_slot\(t, groups\)\] = [^;]+;.*?__syncthreads\(\);\s*"
-                      r"if \(threadIdx\.x == 0\) \{\s*__threadfence\(\);\s*"
-                      r"is_last = atomicAdd\(scratch\.ticket, 1u\) == gridDim\.x - 1;\s*"
-                      r"if \(is_last\) __threadfence\(\);\s*\}\s*__syncthreads\(\);\s*if \(!is_last\) return;",
-                      "stores by several threads, barrier, fence, ticket, fence, barrier")
+    dg.require_code(root, STAGE16, "scratch.tile_sums[tile_slot(t, groups)] = ", "__syncthreads();",
+                    "if (threadIdx.x == 0) {", "__threadfence();",
+                    "is_last = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;", "if (is_last) __threadfence();",
+                    "__syncthreads();", "if (!is_last) return;")
     team = dg.code_constant(root, "reduction/16_reproducible_order.hpp", "kTeam")
     if any(t % team for t in THREADS):
         raise dg.DiagramError(f"the threads drawn, {THREADS}, are not first threads of stage 16's teams of {team}.")

@@ -133,12 +133,11 @@ def test_plot_access():
             check(f"plot_access.py draws {name}", f.is_file() and f.read_bytes()[:4] == b"\x89PNG", str(f))
 
         sys.path.insert(0, str(ROOT / "scripts"))
-        import plot_access  # noqa: E402
-        t = plot_access.read_table(str(tmp / "access_01_stride_offset.csv"), plot_access.STRIDE_COLUMNS)
-        data = plot_access.stride_data(t)
+        import diagrams as dg  # noqa: E402  the registry, whose modules draw the access plots
+        data = dg.MODULES["figures/access_stride.py"].from_csv(dg, tmp / "access_01_stride_offset.csv")
         check("stride data sorted by stride", [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], data)
         check("the random row", data["random"] == 300 and len(data["offsets"]) == 32, data)
-        b = plot_access.bank_data(plot_access.read_table(str(tmp / "access_05_bank_padding.csv"), plot_access.BANK_COLUMNS))
+        b = dg.MODULES["figures/access_banks.py"].from_csv(dg, tmp / "access_05_bank_padding.csv")
         check("bank data: the stride-1 time scales the prediction", b["base_us"] == 100 and len(b["series"][1]) == 33, b)
 
         (tmp / "access_05_bank_padding.csv").unlink()

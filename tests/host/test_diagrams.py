@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""The concept diagrams (chapters/figures/) against scripts/diagrams.py, which draws
-them from the code's own parameters.
+"""Every PNG the docs show against scripts/diagrams.py's registry, which lists them and
+draws them: the concept diagrams from the code's own parameters, the data plots from the
+committed CSVs.
 
-Fails when a figure that README.md or a chapter links is missing, when a PNG in
-chapters/figures/ is not one the script draws, when a committed figure is stale (its
-fingerprint, over the script and the parameters read from the sources and result
-files, no longer matches), when it differs byte for byte from a fresh drawing made with
-the renderer it records, or when it is 150 KB or more. Then the script itself: it draws
-the same bytes twice, its staleness check notices a changed constant or kernel line in
-a copy of the sources, it refuses a kernel whose tree it cannot verify, and its
-command line refuses bad input with exit code 2.
+Fails when the registry misses a PNG (one a Markdown file of the docs links, one in
+chapters/ or results/, a module of scripts/figures/ it does not name), when a registered
+PNG is missing, stale (its fingerprint, over the script, its module, the parameters read
+from the code and the bytes of the CSVs it was drawn from, no longer matches), differs
+byte for byte from a fresh drawing made with the renderer it records, or is 150 KB or
+more. Then the rule itself, on a copy of the repository: a changed constant, kernel line
+or CSV makes exactly the figures that read it stale, and redrawing them makes the check
+pass again; an unlisted PNG that a chapter or a lab note links fails the check; the
+script refuses a kernel whose tree it cannot verify, and its command line refuses bad
+input with exit code 2.
 
 matplotlib is required (the test command installs it): without it this test fails,
 saying so, rather than skipping the comparison.
@@ -17,7 +20,6 @@ saying so, rather than skipping the comparison.
 usage: python3 -m pytest tests/host/test_diagrams.py     (the repository holding this file)
 """
 import importlib
-import re
 import shutil
 import sys
 import tempfile
@@ -28,7 +30,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "diagrams.py"
-FIGURES = ROOT / "chapters" / "figures"
 MAX_BYTES = 150 * 1024
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -72,85 +73,59 @@ def png_chunk_types(data):
     return types
 
 
-# ---- the committed figures -------------------------------------------------------------
-
-IMAGE_RE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# ---- the registry and the committed PNGs ----------------------------------------------
 
 
-def linked_figures():
-    """(document, target path) for every image link into chapters/figures/."""
-    out = []
-    lab = [ROOT / "lab" / "README.md"] + sorted((ROOT / "lab" / "notes").glob("*.md"))
-    for md in [ROOT / "README.md", ROOT / "REFERENCE.md"] + sorted((ROOT / "chapters").glob("*.md")) + [
-            p for p in lab if p.is_file()]:
-        text = md.read_text(encoding="utf-8")
-        text = re.sub(r"```.*?```", "", text, flags=re.S)
-        for target in IMAGE_RE.findall(text):
-            if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target):
-                continue
-            path = (md.parent / target).resolve()
-            if path.parent == FIGURES.resolve():
-                out.append((md.relative_to(ROOT).as_posix(), path))
-    return out
+def test_registry_lists_every_png():
+    problems = diagrams.registry_problems(ROOT)
+    check("every PNG the docs link, every PNG in chapters/ and results/, every module of scripts/figures/ is in the "
+          "registry", not problems, "\n    ".join(problems))
+    paths = [f.path for f in diagrams.FIGURES]
+    check("the registry names each PNG once", len(paths) == len(set(paths)), f"{paths}")
+    data = [p for p in paths if p.startswith("results/")]
+    check("the registry holds the concept figures and the data plots", len(paths) - len(data) >= 33 and len(data) >= 7,
+          f"{len(paths) - len(data)} concept figures, {len(data)} data plots")
 
 
-def test_linked_figures_exist_and_are_drawn_by_the_script():
-    names = {f.name for f in diagrams.FIGURES}
-    links = linked_figures()
-    missing = [f"{doc} -> {p.relative_to(ROOT).as_posix()}" for doc, p in links if not p.is_file()]
-    check(f"every figure linked from the README and the chapters exists ({len(links)} links)", not missing,
-          "\n    ".join(missing))
-    foreign = [f"{doc} -> {p.name}" for doc, p in links if p.name not in names]
-    check("every linked figure is one scripts/diagrams.py draws", not foreign, "\n    ".join(foreign))
-    strays = sorted(p.name for p in FIGURES.glob("*") if p.name not in names) if FIGURES.is_dir() else []
-    check("chapters/figures/ holds only figures the script draws", not strays, ", ".join(strays))
-    check("the script draws at least the eight concept diagrams", len(names) >= 8, f"{sorted(names)}")
-
-
-FRESH = {}  # name -> a drawing made here that could not be compared byte for byte with the committed one
+FRESH = {}  # path -> a drawing made here that could not be compared byte for byte with the committed one
 
 
 def test_committed_figures_are_current(can_draw):
     renderer = diagrams.renderer_version() if can_draw else None
     plt = diagrams.pyplot() if can_draw else None
-    results = ROOT / "results" / "h200"
     recorded = set()
     for f in diagrams.FIGURES:
-        path = FIGURES / f.name
+        path = ROOT / f.path
         if not path.is_file():
-            check(f"{f.name}: committed", False, f"{path.relative_to(ROOT)} is missing: run scripts/diagrams.py")
+            check(f"{f.path}: committed", False, f"{f.path} is missing: run scripts/diagrams.py")
             continue
         data = path.read_bytes()
-        check(f"{f.name}: smaller than 150 KB", len(data) < MAX_BYTES, f"{len(data)} bytes")
+        check(f"{f.path}: smaller than 150 KB", len(data) < MAX_BYTES, f"{len(data)} bytes")
         chunks = diagrams.png_text(data)
-        check(f"{f.name}: carries its fingerprint and renderer, and no date",
+        check(f"{f.path}: carries its fingerprint and renderer, and no date",
               set(chunks) == {"Fingerprint", "Renderer"} and "tIME" not in png_chunk_types(data),
               f"text chunks {sorted(chunks)}, chunk types {png_chunk_types(data)}")
         try:
-            inputs = f.inputs(ROOT, results)
+            inputs = diagrams.figure_inputs(f, ROOT)
         except diagrams.DiagramError as e:
-            check(f"{f.name}: its parameters can be read", False, str(e))
+            check(f"{f.path}: its parameters can be read", False, str(e))
             continue
-        check(f"{f.name}: not stale (fingerprint of the script and its inputs)",
-              chunks.get("Fingerprint") == diagrams.fingerprint(f.name, inputs),
-              "the sources, result files or scripts/diagrams.py changed since it was drawn: run scripts/diagrams.py")
+        check(f"{f.path}: not stale (fingerprint of the script, its module, its parameters and CSVs)",
+              chunks.get("Fingerprint") == diagrams.fingerprint(f, inputs),
+              "the sources, result files or drawing code changed since it was drawn: run scripts/diagrams.py")
         recorded.add(chunks.get("Renderer", "?"))
         if plt is None:
             continue
         fresh = diagrams.render(f, inputs, plt)
         if chunks.get("Renderer") == renderer:
-            check(f"{f.name}: byte for byte what the script draws now", fresh == data,
-                  "run scripts/diagrams.py")
+            check(f"{f.path}: byte for byte what the script draws now", fresh == data, "run scripts/diagrams.py")
         else:
-            FRESH[f.name] = fresh
-            check(f"{f.name}: a fresh drawing here has the committed size", png_size(fresh) == png_size(data),
+            FRESH[f.path] = fresh
+            check(f"{f.path}: a fresh drawing here has the committed size", png_size(fresh) == png_size(data),
                   f"{png_size(fresh)} against {png_size(data)}")
     if renderer is not None and recorded and recorded != {renderer}:
         warnings.warn(f"the committed figures were drawn with {', '.join(sorted(recorded))}; this machine has "
-                     f"{renderer}, so their fingerprints and sizes were compared, not their bytes")
-
-
-# ---- the script --------------------------------------------------------------------------
+                      f"{renderer}, so their fingerprints and sizes were compared, not their bytes")
 
 
 def test_drawing_is_deterministic(can_draw):
@@ -159,29 +134,19 @@ def test_drawing_is_deterministic(can_draw):
     if not can_draw:
         return
     plt = diagrams.pyplot()
-    results = ROOT / "results" / "h200"
     for f in diagrams.FIGURES:
-        if f.name not in FRESH:
-            continue
-        again = diagrams.render(f, f.inputs(ROOT, results), plt)
-        check(f"{f.name}: two drawings give the same bytes", again == FRESH[f.name])
+        if f.path in FRESH:
+            again = diagrams.render(f, diagrams.figure_inputs(f, ROOT), plt)
+            check(f"{f.path}: two drawings give the same bytes", again == FRESH[f.path])
 
 
-def copy_sources(dest):
-    """The files the figures read, and the committed figures, in a repository-shaped folder."""
-    for folder in ("reduction", "single_pass", "common", "mixed_precision", "occupancy", "access_patterns",
-                   "multi_gpu", "scan", "histogram"):
-        shutil.copytree(ROOT / folder, dest / folder)
-    (dest / "scripts").mkdir(exist_ok=True)
-    for name in ("registry.csv", "profile.sh"):
-        shutil.copy(ROOT / "scripts" / name, dest / "scripts" / name)
-    (dest / "results" / "h200").mkdir(parents=True)
-    for name in ("reduce_2p24.csv", "occupancy_03_sweep.csv"):
-        shutil.copy(ROOT / "results" / "h200" / name, dest / "results" / "h200" / name)
-    (dest / "results" / "h200x4").mkdir()
-    for name in ("multi_gpu.csv", "multi_gpu_mpi.csv", "multi_gpu_mpi_net.csv"):
-        shutil.copy(ROOT / "results" / "h200x4" / name, dest / "results" / "h200x4" / name)
-    shutil.copytree(FIGURES, dest / "chapters" / "figures")
+# ---- the staleness rule, on a copy of the repository ---------------------------------------
+
+
+def copy_repository(dest):
+    """The repository's files (no .git, no build trees) in `dest`: the committed files are never touched."""
+    shutil.copytree(ROOT, dest, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".git", "build*", "__pycache__", ".deps", ".whl", ".gl", "*.tmp"))
 
 
 def edit(path, old, new):
@@ -191,99 +156,215 @@ def edit(path, old, new):
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def stale_names(root):
-    """The figures whose fingerprints no longer match (the bytes are compared elsewhere)."""
-    problems = diagrams.check(root, root / "results" / "h200", root / "chapters" / "figures", diagrams.FIGURES,
-                              redraw=False)
-    return {f.name for f in diagrams.FIGURES if any(p.startswith(f"chapters/figures/{f.name} ") for p in problems)}
+def stale(root):
+    """The registered PNGs whose fingerprints no longer match, or that are missing (bytes are compared elsewhere)."""
+    problems = diagrams.check(root, diagrams.FIGURES, redraw=False)
+    return {f.path for f in diagrams.FIGURES if any(p.startswith(f"{f.path} ") for p in problems)}
 
 
-def test_staleness_is_detected():
-    if not FIGURES.is_dir():
-        check("staleness: chapters/figures/ exists", False)
-        return
+def test_code_and_csv_changes_make_exactly_their_figures_stale():
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        copy_sources(root)
-        check("staleness: an untouched copy is current", stale_names(root) == set(), f"{stale_names(root)}")
+        copy_repository(root)
+        check("staleness: an untouched copy is current", stale(root) == set(), f"{stale(root)}")
         edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;",
              "constexpr int kMaxCluster = 8;")
         check("staleness: a new cluster size makes cluster_dsmem.png stale, and only it",
-              stale_names(root) == {"cluster_dsmem.png"}, f"{stale_names(root)}")
+              stale(root) == {"chapters/figures/cluster_dsmem.png"}, f"{stale(root)}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        copy_sources(root)
+        copy_repository(root)
         stage07 = next((root / "reduction").glob("07_*.cu"))
         edit(stage07, "constexpr int kNumLoad = 4;", "constexpr int kNumLoad = 2;")
         check("staleness: a new kNumLoad in stage 07 makes loads_in_flight.png stale, and only it",
-              stale_names(root) == {"loads_in_flight.png"}, f"{stale_names(root)}")
+              stale(root) == {"chapters/figures/loads_in_flight.png"}, f"{stale(root)}")
+        # A data plot: one number of the committed CSV it plots.
+        ladder = root / "results" / "h200" / "reduce_2p28.csv"
+        lines = ladder.read_text(encoding="utf-8").splitlines()
+        header = next(line for line in lines if not line.startswith("#")).split(",")
+        row = next(line for line in lines if line.split(",")[1:2] == ["cub"])
+        fields = row.split(",")
+        fields[header.index("gbs")] = str(float(fields[header.index("gbs")]) / 2)
+        edit(ladder, row, ",".join(fields))
+        check("staleness: CUB's GB/s halved in results/h200/reduce_2p28.csv makes results/h200/ladder.png stale, and "
+              "only it besides loads_in_flight.png",
+              stale(root) == {"chapters/figures/loads_in_flight.png", "results/h200/ladder.png"}, f"{stale(root)}")
+        edit(root / "results" / "h100" / "peers_ceiling.csv", "\n", "\n\n")
+        check("staleness: a changed peers file beside the H100's sweep makes results/h100/sweep.png stale",
+              "results/h100/sweep.png" in stale(root) and "results/h200/sweep.png" not in stale(root),
+              f"{stale(root)}")
         edit(root / "results" / "h200" / "reduce_2p24.csv", "# sm_count: 132", "# sm_count: 114")
-        check("staleness: a new SM count in the result file keeps loads_in_flight.png stale",
-              "loads_in_flight.png" in stale_names(root))
+        check("staleness: a new SM count in reduce_2p24.csv makes the concept figures drawn from it stale",
+              {"chapters/figures/loads_in_flight.png", "chapters/figures/roofline.png"} <= stale(root),
+              f"{stale(root)}")
         edit(root / "results" / "h200x4" / "multi_gpu.csv", ",0.558384558,", ",0.6,")
         check("staleness: a new efficiency in the four-GPU results makes multi_gpu_efficiency.png stale",
-              "multi_gpu_efficiency.png" in stale_names(root))
+              "chapters/figures/multi_gpu_efficiency.png" in stale(root))
+        # Redrawn from the changed inputs, every figure is current again.
+        rc, out, err = run_script("--root", root)
+        check("staleness: redrawing the copy succeeds", rc == 0, f"exit {rc}: {err}")
+        check("staleness: after the redraw nothing is stale", stale(root) == set(), f"{stale(root)}")
+        check("staleness: the redraw wrote the stale figures and left the rest", "wrote results/h200/ladder.png" in out
+              and "unchanged chapters/figures/reduction_tree.png" in out, out)
         (root / "chapters" / "figures" / "warp_shuffle_down.png").unlink()
-        problems = diagrams.check(root, root / "results" / "h200", root / "chapters" / "figures", diagrams.FIGURES,
-                                  redraw=False)
-        check("staleness: a deleted figure is reported missing",
-              any("warp_shuffle_down.png is missing" in p for p in problems), "\n".join(problems))
+        (root / "results" / "h200" / "access_banks.png").unlink()
+        (root / "results" / "h100" / "sweep.csv").unlink()
+        check("staleness: a deleted figure or plot, or a plot whose CSV is gone, is reported",
+              stale(root) == {"chapters/figures/warp_shuffle_down.png", "results/h200/access_banks.png",
+                              "results/h100/sweep.png"}, f"{stale(root)}")
+        problems = diagrams.check(root, diagrams.FIGURES, redraw=False)
+        check("staleness: the plot whose CSV is gone names the CSV",
+              any(p.startswith("results/h100/sweep.png cannot be drawn now: results/h100/sweep.csv") for p in problems),
+              "\n".join(problems))
+
+
+def test_unlisted_pngs_fail_the_check():
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        copy_repository(root)
+        check("registry: a copy of the repository has no unlisted PNG", diagrams.registry_problems(root) == [],
+              "\n".join(diagrams.registry_problems(root)))
+        # A chapter links a PNG the registry does not list (the file need not exist); a fenced example does not count.
+        chapter = next((root / "chapters").glob("01_*.md"))
+        chapter.write_text(chapter.read_text(encoding="utf-8") + "\n![new](figures/unlisted.png)\n\n```\n"
+                           "![example](figures/in_a_code_block.png)\n```\n", encoding="utf-8")
+        # A lab note, wherever the lab's folder is, links a plot in results/ by a reference-style link.
+        notes = root / "lab" / "notes"
+        notes.mkdir(parents=True)
+        (notes / "99_note.md").write_text("See [the plot][p].\n\n[p]: ../../results/h200/unlisted_plot.png\n",
+                                          encoding="utf-8")
+        problems = diagrams.registry_problems(root)
+        check("registry: a chapter's link to an unlisted PNG is named",
+              any(p.startswith(f"chapters/{chapter.name} links figures/unlisted.png") for p in problems),
+              "\n".join(problems))
+        check("registry: a lab note's link to an unlisted plot is named",
+              any(p.startswith("lab/notes/99_note.md links ../../results/h200/unlisted_plot.png") for p in problems),
+              "\n".join(problems))
+        check("registry: a PNG in a fenced code block is not a link", not any("in_a_code_block" in p for p in problems),
+              "\n".join(problems))
+        # An unlisted PNG file in results/ fails even when nothing links it.
+        shutil.copy(root / "results" / "h200" / "ladder.png", root / "results" / "h200x4" / "ladder.png")
+        problems = diagrams.registry_problems(root)
+        check("registry: an unlisted PNG in results/ is named",
+              any(p.startswith("results/h200x4/ladder.png is not in the registry") for p in problems),
+              "\n".join(problems))
+        check("registry: exactly these three problems", len(problems) == 3, "\n".join(problems))
+        rc, out, err = run_script("--root", root, "--check")
+        check("registry: --check fails with exit 1, naming the chapter and the unlisted PNG", rc == 1 and
+              f"chapters/{chapter.name} links figures/unlisted.png" in out and "results/h200x4/ladder.png" in out,
+              f"exit {rc}: {out}{err}")
+    with tempfile.TemporaryDirectory() as tmp:
+        # A module in scripts/figures/ that the registry does not name.
+        extra = Path(tmp) / "figures"
+        shutil.copytree(diagrams.FIGURE_DIR, extra)
+        (extra / "unregistered.py").write_text("FIGURE = 'unregistered.png'\n", encoding="utf-8")
+        saved, diagrams.FIGURE_DIR = diagrams.FIGURE_DIR, extra
+        try:
+            problems = diagrams.registry_problems(ROOT)
+        finally:
+            diagrams.FIGURE_DIR = saved
+        check("registry: a module of scripts/figures/ it does not name",
+              problems == ["scripts/figures/unregistered.py is not in the registry in scripts/diagrams.py"],
+              "\n".join(problems))
+
+
+def test_registry_refuses_a_module_out_of_place():
+    saved = list(diagrams.REGISTRY)
+    try:
+        for entry, needle in ((("results/h200/float4_split.png", "figures/float4_split.py"),
+                               "draws float4_split.png in chapters/figures"),
+                              (("results/h200x4/ladder.png", "figures/ladder.py"), "draws ladder.png in results/h200"),
+                              (("chapters/figures/x.png", "figures/no_such_module.py"), "which does not exist")):
+            diagrams.REGISTRY[:] = [entry]
+            with pytest.raises(SystemExit, match=needle):
+                diagrams.registered()
+    finally:
+        diagrams.REGISTRY[:] = saved
 
 
 def test_redrawn_bytes_are_compared(can_draw):
     """A figure with the right fingerprint but other pixels is caught where the renderer matches."""
     if not can_draw:
         return
+    import io
+
+    from PIL import Image, PngImagePlugin
+
     plt = diagrams.pyplot()
-    renderer = diagrams.renderer_version()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        copy_sources(root)
-        figure = next(f for f in diagrams.FIGURES if f.name == "reduction_tree.png")
-        inputs = figure.inputs(root, root / "results" / "h200")
-        other = next(f for f in diagrams.FIGURES if f.name == "warp_shuffle_down.png")
-        # Another figure's pixels under this figure's fingerprint and this machine's renderer.
-        import io
+        copy_repository(root)
+        for name, other_name in (("reduction_tree.png", "warp_shuffle_down.png"), ("sweep.png", "ladder.png")):
+            figure = next(f for f in diagrams.FIGURES if f.name == name)
+            other = next(f for f in diagrams.FIGURES if f.name == other_name)
+            # Another figure's pixels under this figure's fingerprint and this machine's renderer.
+            pixels = Image.open(io.BytesIO(diagrams.render(other, diagrams.figure_inputs(other, root), plt)))
+            info = PngImagePlugin.PngInfo()
+            info.add_text("Fingerprint", diagrams.fingerprint(figure, diagrams.figure_inputs(figure, root)))
+            info.add_text("Renderer", diagrams.renderer_version())
+            buf = io.BytesIO()
+            pixels.save(buf, format="PNG", pnginfo=info)
+            (root / figure.path).write_bytes(buf.getvalue())
+            problems = diagrams.check(root, [figure])
+            check(f"bytes: {figure.path} with the right fingerprint and other pixels differs from a fresh drawing",
+                  len(problems) == 1 and "differs from what scripts/diagrams.py draws now" in problems[0],
+                  "\n".join(problems))
 
-        from PIL import Image, PngImagePlugin
 
-        pixels = Image.open(io.BytesIO(diagrams.render(other, other.inputs(root, root / "results" / "h200"), plt)))
-        info = PngImagePlugin.PngInfo()
-        info.add_text("Fingerprint", diagrams.fingerprint(figure.name, inputs))
-        info.add_text("Renderer", renderer)
-        buf = io.BytesIO()
-        pixels.save(buf, format="PNG", pnginfo=info)
-        (root / "chapters" / "figures" / figure.name).write_bytes(buf.getvalue())
-        problems = diagrams.check(root, root / "results" / "h200", root / "chapters" / "figures", [figure])
-        check("bytes: a figure with the right fingerprint and other pixels differs from a fresh drawing",
-              len(problems) == 1 and "differs from what scripts/diagrams.py draws now" in problems[0],
-              "\n".join(problems))
+def inputs_of(name, root):
+    """The parameters of the registered figure `name`, read from the repository at `root`."""
+    figure = next(f for f in diagrams.FIGURES if f.name == name)
+    return figure.inputs(root, figure.results(root))
+
+
+def refused(what, call, needle):
+    """`call` must raise DiagramError with `needle` in its sentence."""
+    try:
+        call()
+        check(f"refusal: {what}", False, "no error")
+    except diagrams.DiagramError as e:
+        check(f"refusal: {what}", needle in str(e), str(e))
 
 
 def test_refusals():
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        copy_sources(root)
+        copy_repository(root)
         stage05 = next((root / "reduction").glob("05_*.cu"))
         edit(stage05, "if (tid < stride) partial[tid] += partial[tid + stride];",
              "if (tid <= stride) partial[tid] += partial[tid + stride];")
+        refused("a changed kernel line that a figure draws is named, with its file",
+                lambda: inputs_of("index_maps.png", root),
+                f"reduction/{stage05.name} no longer holds `if (tid < stride) partial[tid] += partial[tid + stride];`")
+        stage13 = next((root / "reduction").glob("13_*.cu"))
+        edit(stage13, "*ticket = 0;", "atomicExch(ticket, 0u);")
+        refused("a ticket step that is gone is named", lambda: inputs_of("last_block_ticket.png", root),
+                "no longer holds `*ticket = 0;`")
+    # The explicit parameters are run before anything is drawn: a tree that would not sum every element once is refused.
+    saved = diagrams.BLOCK_TREES["05"]
+    diagrams.BLOCK_TREES["05"] = (saved[0], None, "tid <= stride", "tid", "tid + stride")
+    try:
+        refused("an explicit parameter that the code does not hold", lambda: diagrams.block_tree(ROOT, "05"),
+                "no longer holds `if (tid <= stride)")
+        diagrams.require_code, real = (lambda root, rel, *pieces: list(pieces)), diagrams.require_code
         try:
-            diagrams.index_map_inputs(root)
-            check("refusal: a block tree that does not sum every element once is refused", False, "no error")
-        except diagrams.DiagramError as e:
-            check("refusal: a block tree that does not sum every element once is refused", "05_" in str(e), str(e))
+            refused("a block tree that does not sum every element once", lambda: diagrams.block_tree(ROOT, "05"), "05_")
+        finally:
+            diagrams.require_code = real
+    finally:
+        diagrams.BLOCK_TREES["05"] = saved
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        copy_sources(root)
+        copy_repository(root)
         edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;", "")
         try:
-            diagrams.cluster_inputs(root)
+            inputs_of("cluster_dsmem.png", root)
             check("refusal: a constant that is gone is named", False, "no error")
         except diagrams.DiagramError as e:
             check("refusal: a constant that is gone is named", "defines no constant kMaxCluster" in str(e), str(e))
         (root / "reduction" / "banks.hpp").write_text("constexpr int kBanks = 16;\n", encoding="utf-8")
         try:
-            diagrams.bank_inputs(root)
+            inputs_of("bank_conflicts.png", root)
             check("refusal: a source that disagrees on the bank count", False, "no error")
         except diagrams.DiagramError as e:
             check("refusal: a source that disagrees on the bank count", "kBanks = 16" in str(e), str(e))
@@ -307,7 +388,11 @@ def test_command_line():
         check("command line: nothing is written after a refusal", not target.exists())
     rc, out, _ = run_script("--list")
     names = [line.split("\t")[0] for line in out.splitlines()]
-    check("command line: --list names every figure", rc == 0 and names == [f.name for f in diagrams.FIGURES], out)
+    check("command line: --list names every registered PNG", rc == 0 and names == [f.path for f in diagrams.FIGURES],
+          out)
+    rc, out, _ = run_script("--list", "--only", "sweep.png")
+    check("command line: --list names the CSVs a data plot reads", rc == 0 and len(out.splitlines()) == 2 and
+          "results/h100/sweep.csv results/h100/peers_cub_modes.csv" in out, out)
 
 
 @pytest.fixture(scope="module")

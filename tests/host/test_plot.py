@@ -10,12 +10,15 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 
-import plot  # noqa: E402  (scripts/ is on the path: conftest.py)
+import diagrams as dg  # noqa: E402  (scripts/ is on the path: conftest.py): the registry and its plot modules
+
+LADDER_PLOT, SWEEP_PLOT, MIXED_PLOT = (dg.MODULES[f"figures/{m}.py"] for m in ("ladder", "sweep", "mixed_precision"))
 
 source_dir = str(ROOT)
 
@@ -49,23 +52,28 @@ def test_plot_script():
         sweep = write(tmp, "sweep.csv", SWEEP)
         mixed = write(tmp, "mixed.csv", MIXED)
 
-        d = plot.ladder_data(plot.read_table(ladder, plot.LADDER_COLUMNS))
+        d = LADDER_PLOT.from_csv(dg, Path(ladder))
         check([b[1] for b in d["bars"]] == [100.0, 900.0, 880.0, 0.5], f"ladder bars in table order: {d['bars']}")
         check(d["bars"][1][0] == "13  single pass, last block", "a quoted stage name with a comma is one field")
         check([b[2] for b in d["bars"]] == [True, True, True, False], "no-bound rows are marked as not verified")
         check(d["cub_gbs"] == 880.0 and d["peak_gbs"] == 1000.0, "CUB's and the peak's GB/s")
 
-        s = plot.sweep_data(plot.read_table(sweep, plot.SWEEP_COLUMNS))
+        s = SWEEP_PLOT.from_csv(dg, Path(sweep))
         check(list(s["series"]) == ["13", "cub"], "one series per stage, in order of appearance")
         check(s["series"]["13"]["points"] == [(1024.0, 10.0), (2048.0, 20.0)], "points sorted by n")
+        check(s["peers"] == {} and s["ceiling"] == [], "no peers or ceiling without their files beside the sweep")
+        write(tmp, "peers_ceiling.csv", "n,key,gbs\n1024,copy,30\n1024,read,40\n2048,read,50\n")
+        check(SWEEP_PLOT.from_csv(dg, Path(sweep))["ceiling"] == [(1024.0, 40.0), (2048.0, 50.0)],
+              "the ceiling is the fastest streaming kernel at each n")
+        os.remove(os.path.join(tmp, "peers_ceiling.csv"))
 
-        m = plot.mixed_data(plot.read_table(mixed, plot.MIXED_COLUMNS))
+        m = MIXED_PLOT.from_csv(dg, Path(mixed))
         check([p["intensity"] for p in m["points"]] == [0.25, 1.0], "2 operations per element pair over its bytes")
         check([p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s")
         check(m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known")
-        h200 = plot.mixed_data(plot.read_table(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200")),
-                                               plot.MIXED_COLUMNS))
-        check(h200["compute_gops"] == plot.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof")
+        h200 = MIXED_PLOT.from_csv(dg, Path(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200"))))
+        check(h200["compute_gops"] == MIXED_PLOT.FP32_FMA_GOPS["NVIDIA H200"],
+              "the H200's FP32 figure is its compute roof")
 
         # Errors: exit code 2 and one message naming the file and the problem.
         def expect_error(name, text, needle, flag="--ladder"):
@@ -129,6 +137,11 @@ def test_plot_script():
         p = subprocess.run([sys.executable, plot_py, "--results", results, "--out", os.path.join(tmp, "committed")],
                            capture_output=True, text=True)
         check(p.returncode == 0, f"the committed CSVs: exit code {p.returncode}: {p.stderr.strip()}")
+        # Drawn here, a committed plot is byte for byte the one in results/h200 (its fingerprint included).
+        for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
+            drawn = os.path.join(tmp, "committed", name)
+            with open(drawn, "rb") as f, open(os.path.join(results, name), "rb") as g:
+                check(f.read() == g.read(), f"{name}: plot.py draws the committed bytes (else run scripts/diagrams.py)")
 
 
 if __name__ == "__main__":  # python3 tests/host/test_plot.py: the same tests through pytest

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """scripts/result_files.py is the one reader of result files:
 
-  - the docs generator's views, the figures and the metric tables (docs_views.py,
-    plot.py, plot_access.py, ncu_table.py, access_ncu.py) import result_files and, of the
-    project's other scripts, only output_files (plot_access.py also takes plot.py's two
-    drawing helpers); none imports update_docs.py, plot.py's reader or ncu_table.py;
+  - the docs generator's views and the metric tables (docs_views.py, ncu_table.py,
+    access_ncu.py) import result_files and, of the project's other scripts, only
+    output_files; none imports update_docs.py or ncu_table.py (the figures, data plots
+    included, read their CSVs through result_files in scripts/diagrams.py's registry);
     update_docs.py reads the result files through its views (docs_views.py) only;
   - no script but result_files.py uses the csv module or parses a metadata line or an
     ncu export's header itself;
@@ -26,9 +26,9 @@ from conftest import ROOT
 import result_files  # noqa: E402  (scripts/ is on the path: conftest.py)
 
 SCRIPTS = ROOT / "scripts"
-READERS = ["docs_views.py", "plot.py", "plot_access.py", "ncu_table.py", "access_ncu.py"]
+READERS = ["docs_views.py", "ncu_table.py", "access_ncu.py"]
 # Names a reader may take from another script of the project, per script.
-ALLOWED = {"output_files": None, "result_files": None, "plot": {"count_label", "pyplot", "save"}}
+ALLOWED = {"output_files": None, "result_files": None}
 RFE = result_files.ResultFileError
 
 
@@ -64,7 +64,7 @@ def test_reader_imports_result_files_only(name):
     for module, names in imports:
         allowed = ALLOWED.get(module, set())
         assert module in ALLOWED and (allowed is None or (names is not None and names <= allowed)), \
-            f"{name} imports {module} {names}: allowed {sorted(ALLOWED)} (plot only for {sorted(ALLOWED['plot'])})"
+            f"{name} imports {module} {names}: allowed {sorted(ALLOWED)}"
     assert "csv" not in stdlib_imports(SCRIPTS / name), "result_files reads and writes the CSVs"
 
 
