@@ -230,7 +230,7 @@ def test_unlisted_pngs_fail_the_check():
                            "![example](figures/in_a_code_block.png)\n```\n", encoding="utf-8")
         # A lab note, wherever the lab's folder is, links a plot in results/ by a reference-style link.
         notes = root / "lab" / "notes"
-        notes.mkdir(parents=True)
+        notes.mkdir(parents=True, exist_ok=True)
         (notes / "99_note.md").write_text("See [the plot][p].\n\n[p]: ../../results/h200/unlisted_plot.png\n",
                                           encoding="utf-8")
         problems = diagrams.registry_problems(root)
