@@ -52,7 +52,7 @@ WRITERS = [
     (ANY + r"ncu_metrics(_\w+)?\.(csv|txt)", "`scripts/profile.sh` (`scripts/device_check.sh profile`)"),
     (ANY + r"ncu/(mixed_precision|occupancy)_(\w+)\.csv", r"`scripts/profile.sh --program \1`: its export of \2"),
     (ANY + r"(experiment_warp_tools|racecheck_volatile_warp)\.(csv|txt)", "`scripts/device_warp_tools.sh`"),
-    (ANY + r"experiment_(\w+)\.(csv|txt)", r"`EXPERIMENTS=\1 scripts/device_check.sh experiments`"),
+    (ANY + r"experiment_(\w+)\.(csv|txt)", r"`LAB_EXPERIMENTS=\1 scripts/device_check.sh lab`"),
     (ANY + r"history/ab_([\w.-]+)\.csv", r"`AB_TAG=\1 scripts/device_check.sh ab`"),
     (ANY + r"access_(\d\d_\w+|ncu|sass_index|device)\.(csv|txt)", "`scripts/device_access_patterns.sh`"),
     (ANY + r"access_\w+\.png", "`scripts/plot_access.py` (`scripts/device_access_patterns.sh`)"),
