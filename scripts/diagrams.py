@@ -508,6 +508,7 @@ REGISTRY = [
     ("chapters/figures/neumaier_example.png", "figures/neumaier_example.py"),
     ("chapters/figures/occupancy_sweep.png", "figures/occupancy_sweep.py"),
     ("chapters/figures/peer_store_exchange.png", "figures/peer_store_exchange.py"),
+    ("chapters/figures/prefetch_ahead.png", "figures/prefetch_ahead.py"),
     ("chapters/figures/profiler_replay.png", "figures/profiler_replay.py"),
     ("chapters/figures/reduction_tree.png", "figures/reduction_tree.py"),
     ("chapters/figures/release_acquire.png", "figures/release_acquire.py"),
