@@ -514,6 +514,7 @@ REGISTRY = [
     ("chapters/figures/release_acquire.png", "figures/release_acquire.py"),
     ("chapters/figures/reproducible_layout.png", "figures/reproducible_layout.py"),
     ("chapters/figures/roofline.png", "figures/roofline.py"),
+    ("chapters/figures/scan_bandwidth.png", "figures/scan_bandwidth.py"),
     ("chapters/figures/stream_order_finish.png", "figures/stream_order_finish.py"),
     ("chapters/figures/tagged_slot.png", "figures/tagged_slot.py"),
     ("chapters/figures/tile_partition.png", "figures/tile_partition.py"),
