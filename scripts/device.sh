@@ -256,6 +256,8 @@ logged() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   mapfile -t written <"$scratch/written"
 }
+# sink FILE: FILE, or the console in a dry run (which has no scratch folder).
+sink() { if [ "$DRY_RUN" = 1 ]; then echo /dev/stdout; else echo "$1"; fi; }
 # The stages from 12 on, read from the registry (reduce --list), then cub.
 stages_from_12() {
   if [ "$DRY_RUN" = 1 ]; then
@@ -962,7 +964,7 @@ histogram_body() {
         [ "$san_rc" -eq 0 ] || echo "FAILED: compute-sanitizer --tool $tool, $bins bins (exit code $san_rc)"
       done
     done
-  } >"$scratch/histogram_sanitize.txt"
+  } >"$(sink "$scratch/histogram_sanitize.txt")"
   [ "$DRY_RUN" = 1 ] && return
   tee_atomic "$OUT/histogram_sanitize.txt" <"$scratch/histogram_sanitize.txt"
   ! grep -q "^FAILED" "$scratch/histogram_sanitize.txt" || status=1
@@ -1023,7 +1025,7 @@ step_scan() {
         [ "$san_rc" -eq 0 ] || echo "FAILED: $tool $type $kind: exit code $san_rc"
       done
     done
-  } >"$scratch/scan_sanitize.txt"
+  } >"$(sink "$scratch/scan_sanitize.txt")"
   [ "$DRY_RUN" = 1 ] && return
   tee_atomic "$OUT/scan_sanitize.txt" <"$scratch/scan_sanitize.txt"
   ! grep -q "^FAILED" "$scratch/scan_sanitize.txt" || status=1

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""scripts/device.sh without a GPU.
+
+- --help exits 0 and prints the header; an unknown step exits 2 with one sentence and
+  writes nothing; a real run on a machine with no GPU (nvidia-smi is a stand-in that finds
+  none, so this holds on a GPU machine too) exits 3 with one sentence, before anything is
+  built or written.
+- For every step, the files its --dry-run says it writes ("writes PATH" lines) are exactly
+  the files the older scripts write for that step. The expected names are written out
+  below from reading those scripts (scripts/device_check.sh and scripts/device_*.sh), not
+  from device.sh; a name missing from the driver, or one too many, fails the test.
+- Every row of results/MANIFEST.md for results/h200 (with its history/ and ncu/ folders)
+  and results/h200x4 that one of those scripts made is among the files the driver's
+  dry run of that step writes, with the environment the manifest names (TABLE_SIZES=30,
+  LAB_EXPERIMENTS=bulk, ...). Rows made by hand or by other tools are left out, each kind
+  with its reason (MANIFEST_EXCLUDED).
+
+usage: python3 -m pytest tests/host/test_device_driver.py
+"""
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+DRIVER = ROOT / "scripts" / "device.sh"
+
+
+def _stand_in_path(folder: Path) -> str:
+    """A PATH whose nvidia-smi finds no GPU (exit 9, as nvidia-smi does without a driver)."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed because it could not communicate with the driver.' >&2\n"
+                   "exit 9\n")
+    smi.chmod(0o755)
+    return f"{bin_dir}:{os.environ['PATH']}"
+
+
+def run_driver(args, env=None, folder=None):
+    full = {k: v for k, v in os.environ.items()
+            if not re.match(r"^(OUT|BUILD_DIR|RESULTS_DIR|PACK|TABLE_SIZES|ARCHS|LAB_EXPERIMENTS|EXPERIMENTS|AB_.*|"
+                            r"STEPS|SWEEP.*|GPU_COUNTS|DEVICE_GPUS?|SANITIZE_.*|REPS|BUDGET_.*|SCAN_SIZES|"
+                            r"TORCH_SWEEP|MULTI_GPU_SWEEP)$", k)}
+    if folder is not None:
+        full["PATH"] = _stand_in_path(folder)
+    full.update(env or {})
+    return subprocess.run(["bash", str(DRIVER), *args], cwd=ROOT, env=full, capture_output=True, text=True,
+                          timeout=120)
+
+
+def tree_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        h.update(str(p.relative_to(path)).encode())
+        if p.is_file():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+# ---- (a) help, bad usage, no GPU ----------------------------------------------------------------
+
+def test_help():
+    r = run_driver(["--help"])
+    assert r.returncode == 0, r.stderr
+    assert "--dry-run" in r.stdout and "Exit codes" in r.stdout and "multi_gpu" in r.stdout
+    assert not r.stdout.lstrip().startswith("!"), "the help is the header comment, not the shebang"
+
+
+@pytest.mark.parametrize("args", [["tabel"], ["table", "--n"], ["--dry-run", "nosuchstep"]])
+def test_unknown_step_is_refused_and_nothing_is_written(args):
+    before = tree_hash(ROOT / "results")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build = tmp / "out", tmp / "build"
+        r = run_driver(args, {"OUT": str(out), "BUILD_DIR": str(build)}, folder=tmp)
+        assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("device.sh: unknown step"), r.stderr
+        assert r.stdout == ""
+        assert not out.exists() and not build.exists()
+    assert tree_hash(ROOT / "results") == before
+
+
+def test_bad_environment_is_refused():
+    with tempfile.TemporaryDirectory() as tmp:
+        r = run_driver(["table"], {"TABLE_SIZES": "24 x", "OUT": f"{tmp}/out"}, folder=Path(tmp))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "TABLE_SIZES" in r.stderr and not Path(tmp, "out").exists()
+
+
+@pytest.mark.parametrize("steps", [["table"], ["build", "test", "table"], ["histogram", "scan", "multi_gpu"]])
+def test_no_gpu_exits_3_before_building_or_writing(steps):
+    before = tree_hash(ROOT / "results")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build, pack = tmp / "out", tmp / "build", tmp / "pack"
+        r = run_driver(steps, {"OUT": str(out), "BUILD_DIR": str(build), "PACK": str(pack)}, folder=tmp)
+        assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "no NVIDIA GPU" in lines[0], r.stderr
+        assert not out.exists() and not build.exists() and not pack.exists()
+    assert tree_hash(ROOT / "results") == before
+
+
+# ---- (b) the dry run's files against the older scripts' ----------------------------------------
+
+def dry_run(steps, env=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        r = run_driver(["--dry-run", *steps], env, folder=Path(tmp))
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def written(steps, env=None):
+    """The files (and folders, ending in /) a dry run says it writes."""
+    files = [line[len("writes "):] for line in dry_run(steps, env).splitlines() if line.startswith("writes ")]
+    assert len(files) == len(set(files)), f"a file is announced twice: {files}"
+    return set(files)
+
+
+def _pair(*names):
+    return {f"{n}.{ext}" for n in names for ext in ("csv", "txt")}
+
+
+ACCESS = sorted(p.stem for p in (ROOT / "access_patterns").glob("[0-9][0-9]_*.cu"))
+LAB = ["finish", "lastblock", "critical", "phases", "bulk", "shapes", "tiles", "one_block", "stream"]
+MULTI = ({"topology.txt", "nccl_transports.txt", "multi_gpu_test.txt", "multi_gpu_mpi_test.txt",
+          "multi_gpu_sanitize.txt"} | _pair("multi_gpu", "multi_gpu_mpi", "multi_gpu_mpi_net"))
+
+# What each older script writes, read from it (default environment, <gpu> = h200), per
+# step of device.sh: FOLDER -> names, relative to results/h200 unless a folder is given.
+EXPECTED = {
+    # scripts/device_check.sh, step by step
+    "build": {"build.log"},
+    "test": {"ctest.txt"},
+    "table": _pair("reduce_2p24", "reduce_2p28"),  # TABLE_SIZES "24 28"
+    "sweep": _pair("sweep"),
+    "sanitize": {"sanitize.txt"},  # scripts/sanitize.sh --out OUT/sanitize.txt
+    # scripts/profile.sh --out OUT/profile (its reports and exports), then the three tables copied
+    "profile": {"profile/"} | _pair("ncu_metrics", "ncu_metrics_mixed_precision", "ncu_metrics_occupancy"),
+    "flush": _pair("reduce_2p28_write_flush", "reduce_2p30_write_flush"),
+    "lab": _pair(*(f"experiment_{e}" for e in LAB)),  # build/lab/list.txt
+    "arch": {"build_arch_80.log", "ctest_gpu_arch_80.txt", "build_arch_80-virtual.log",
+             "ctest_gpu_arch_80-virtual.txt"},  # ARCHS "80 80-virtual"
+    "ab": {"build_ab.log", "history/ab_base.csv"},  # AB_TAG base
+    # scripts/device_peers.sh
+    "peers": _pair("peers_ceiling", "peers_cub_modes", "peers_torch_cupy"),
+    # scripts/device_library.sh (its build step is the driver's build) and scripts/sanitize_library.sh
+    "library": {"library_ctest.txt", "sanitize_library.txt", "sanitize_library/"} | _pair("library_sweep"),
+    # scripts/device_mixed_precision.sh: the tables have no .txt; the log holds the printout
+    "mixed_precision": {"mixed_precision_2p24.csv", "mixed_precision_2p28.csv", "mixed_precision_device.txt"},
+    # scripts/device_occupancy.sh
+    "occupancy": {"occupancy_01_summary.txt", "occupancy_device.txt"}
+    | _pair("occupancy_02_resource_usage", "occupancy_03_sweep"),
+    # scripts/device_warp_tools.sh
+    "warp_tools": _pair("experiment_warp_tools", "racecheck_volatile_warp"),
+    # scripts/device_access_patterns.sh
+    "access": _pair(*(f"access_{p}" for p in ACCESS), "access_ncu")
+    | {"access_sass_index.txt", "access_stride.png", "access_banks.png", "access_device.txt"},
+    # scripts/device_histogram.sh
+    "histogram": _pair("histogram_256", "histogram_4096", "histogram_torch")
+    | {"histogram_sanitize.txt", "histogram_device.txt"},
+    # scripts/device_scan.sh
+    "scan": _pair("scan_int_inclusive", "scan_int_exclusive", "scan_float_inclusive", "scan_torch")
+    | {"scan_tests.txt", "scan_sanitize.txt"},
+}
+
+
+def expected_paths(step):
+    return {f"results/h200/{name}" for name in EXPECTED[step]}
+
+
+def test_every_step_is_in_the_table():
+    help_steps = re.search(r'all_steps="([^"]*)"\nall_steps\+=" ([^"]*)"', DRIVER.read_text())
+    steps = set((help_steps.group(1) + " " + help_steps.group(2)).split())
+    assert steps == set(EXPECTED) | {"multi_gpu"}
+
+
+@pytest.mark.parametrize("step", sorted(EXPECTED))
+def test_dry_run_writes_what_the_old_scripts_write(step):
+    env = {"AB_BASE": str(ROOT)} if step == "ab" else {}
+    assert written([step], env) == expected_paths(step)
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 4])
+def test_dry_run_multi_gpu(gpus):
+    # scripts/device_multi_gpu.sh: results/<gpu>x<N> with N GPUs, results/<gpu> and _1gpu with one
+    # (all but topology.txt, which it names alike in both cases).
+    if gpus == 1:
+        want = {f"results/h200/{n if n == 'topology.txt' else n.replace('.', '_1gpu.', 1)}" for n in MULTI}
+    else:
+        want = {f"results/h200x{gpus}/{n}" for n in MULTI}
+    assert written(["multi_gpu"], {"DEVICE_GPUS": str(gpus)}) == want
+
+
+def test_dry_run_follows_the_environment():
+    assert written(["table"], {"TABLE_SIZES": "30", "DEVICE_GPU": "h100"}) == {
+        "results/h100/reduce_2p30.csv", "results/h100/reduce_2p30.txt"}
+    assert written(["lab"], {"LAB_EXPERIMENTS": "bulk stream", "OUT": "/tmp/x"}) == {
+        f"/tmp/x/experiment_{e}.{x}" for e in ("bulk", "stream") for x in ("csv", "txt")}
+    # several steps in one call: the union, each file once
+    assert written(["table", "sweep", "scan"]) == expected_paths("table") | expected_paths("sweep") | \
+        expected_paths("scan")
+
+
+def test_dry_run_prints_each_step_and_its_commands():
+    text = dry_run(["table", "sanitize", "histogram"])
+    assert "run: /tmp/build-device/reduction/reduce --n 2^24 --csv results/h200/reduce_2p24.csv" in text
+    assert "--tool racecheck" in text and "--stages KEY" in text
+    # one configure and one build for all the steps
+    assert text.count("run: configure_for_device") == 1 and text.count("run: cmake --build") == 1
+
+
+# ---- the manifest's rows ------------------------------------------------------------------------
+
+# Rows that no step of the older scripts wrote under that name, and why they are left out.
+MANIFEST_EXCLUDED = [
+    (r"^by hand", "made by hand (the commands head the file or the manifest names them)"),
+    (r"^an earlier or A/B run kept in history/", "an older file renamed into history/ by hand"),
+    (r"^`scripts/sanitize\.sh STAGES", "scripts/sanitize.sh over chosen stages with a file name given by hand"),
+    (r"^`scripts/plot\.py", "drawn by scripts/plot.py from the CSVs, not by a device script"),
+    (r"^`scripts/run_doc_commands\.py", "written by scripts/run_doc_commands.py"),
+    (r"^`reduce ", "a runner command line run by hand"),
+    (r"^`scripts/profile\.sh --program reduce --n 2\^24 14,16,18`",
+     "scripts/profile.sh over chosen stages, by hand (ncu_metrics_stage18)"),
+    (r"^`scripts/profile\.sh --program \w+`: its export of",
+     "profile.sh's per-item exports: the driver writes them into results/<gpu>/profile/ (its 'writes .../profile/'"
+     " line), committed under results/h200/ncu/"),
+    (r"^`scripts/nvcc|^`nvcc ", "compiled by hand"),
+]
+DEVICE_SCRIPT_STEP = {"device_access_patterns.sh": "access", "device_mixed_precision.sh": "mixed_precision",
+                      "device_occupancy.sh": "occupancy", "device_warp_tools.sh": "warp_tools",
+                      "device_histogram.sh": "histogram", "device_scan.sh": "scan", "device_peers.sh": "peers",
+                      "device_library.sh": "library", "device_multi_gpu.sh": "multi_gpu"}
+# The console log scripts/device_multi_gpu.sh kept only in its OUT (the folder a device
+# machine hands back, not a results folder); the driver prints it and packs files into PACK.
+MULTI_GPU_CONSOLE = "device_multi_gpu.log"
+
+
+def manifest_rows():
+    """(section, file, made by) for the sections the device scripts write into."""
+    section, rows = None, []
+    for line in (ROOT / "results" / "MANIFEST.md").read_text().splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+            continue
+        m = re.match(r"^\| \[([^\]]+)\]\([^)]*\) \| (.*) \| [^|]* \|$", line)
+        if m and section in ("h200", "h200/history", "h200/ncu", "h200x4"):
+            rows.append((section, m.group(1), m.group(2)))
+    return rows
+
+
+def step_and_env(made_by):
+    """The driver's step and environment for a manifest row, or None when it is left out."""
+    for pattern, _reason in MANIFEST_EXCLUDED:
+        if re.search(pattern, made_by):
+            return None
+    m = re.match(r"^`((?:[A-Z_]+=\S+ )*)scripts/device_check\.sh (\w+)`", made_by)
+    if m:
+        env = dict(kv.split("=", 1) for kv in m.group(1).split())
+        return ("lab" if m.group(2) == "experiments" else m.group(2)), env
+    m = re.search(r"scripts/(device_\w+\.sh)", made_by)
+    if m:
+        return DEVICE_SCRIPT_STEP[m.group(1)], {}
+    m = re.match(r"^`scripts/profile\.sh --program (reduce --n 2\^24 all|mixed_precision --n 2\^24 all|occupancy)", made_by)
+    if m:
+        return "profile", {}
+    raise AssertionError(f"a manifest row no rule places: {made_by!r} (add it to a step or to MANIFEST_EXCLUDED)")
+
+
+def test_manifest_rows_are_written_by_the_driver():
+    rows = manifest_rows()
+    assert len(rows) > 150, "the manifest's tables were not read"
+    groups = {}
+    for section, name, made_by in rows:
+        placed = step_and_env(made_by)
+        if placed is None or name == MULTI_GPU_CONSOLE:
+            continue
+        step, env = placed
+        if step == "ab":
+            env = {**env, "AB_BASE": str(ROOT)}
+        if section == "h200x4":
+            env = {**env, "DEVICE_GPUS": "4"}
+        groups.setdefault((step, tuple(sorted(env.items()))), []).append((section, name))
+    assert {step for step, _ in groups} >= set(EXPECTED) - {"build", "sanitize"} | {"multi_gpu"}, groups.keys()
+    missing = []
+    for (step, env), files in sorted(groups.items()):
+        announced = written([step], dict(env))
+        basenames = {p.rsplit("/", 1)[-1] for p in announced}
+        for section, name in files:
+            path = f"results/{section}/{name}"
+            if section == "h200/history" and step != "ab":
+                if re.search(r"_[0-9a-f]{7,}\.\w+$", name):
+                    continue  # an older run's file, renamed by hand with its commit when kept in history/
+                # written into results/h200 by the step, moved into history/ by hand later
+                ok = name in basenames
+            else:
+                ok = path in announced
+            if not ok:
+                missing.append(f"{path} ({step}, {dict(env)})")
+    assert not missing, "files the older scripts wrote that the driver does not: " + ", ".join(missing)
