@@ -21,6 +21,7 @@ import hashlib
 import os
 import re
 import subprocess
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -305,3 +306,146 @@ def test_manifest_rows_are_written_by_the_driver():
             if not ok:
                 missing.append(f"{path} ({step}, {dict(env)})")
     assert not missing, "files the older scripts wrote that the driver does not: " + ", ".join(missing)
+
+
+# ---- a real run on stand-ins: the files written are the files the dry run names ----------------
+
+FAKE_PROGRAM = r'''#!/bin/sh
+# A stand-in for the project's programs: --list prints two registry rows, --csv writes a table;
+# each call is logged in FAKE_LOG.
+echo "$(basename "$0") $*" >>"$FAKE_LOG"
+case " $* " in # the refusals device_occupancy.sh expects
+  *" --block 2048 "* | *" --grid 20000 "* | *" --blocks 2048 "* | *" --per-sm 64 "* | *" 2^36 "*)
+    echo "$(basename "$0"): refused." >&2
+    exit 2 ;;
+esac
+csv="" list=0 fmt="" variant=""
+while [ $# -gt 0 ]; do
+  case "$1" in --csv) csv=$2; shift ;; --list) list=1 ;; --format) fmt=$2; shift ;; --variant) variant=$2; shift ;; esac
+  shift
+done
+[ -z "$variant" ] || echo "$variant: sum 32, ok"
+if [ "$list" = 1 ]; then
+  if [ "$fmt" = csv ]; then
+    printf '# registry\nkey,id,kind,title,source,chapter\n11,a,stage,t,s,c\n12,b,stage,t,s,c\ncub,cub,baseline,t,s,c\n'
+  else
+    printf '12\tb\tstage\tt\ts\tc\ncub\tcub\tbaseline\tt\ts\tc\n'
+  fi
+  exit 0
+fi
+[ -z "$csv" ] || printf 'key,median_us\n12,1.5\n' >"$csv"
+echo "$(basename "$0") ran"
+'''
+FAKE_TOOLS = {
+    "nvidia-smi": 'case "$*" in *name*) echo "NVIDIA H100 80GB HBM3" ;; *) echo "999.1" ;; esac\n',
+    "ctest": 'echo "ctest $*"; echo "100% tests passed, 0 tests failed out of 3"\n',
+    "compute-sanitizer": r'''
+[ "$1" = --version ] && { echo "NVIDIA (R) Compute Sanitizer"; echo "Version 2099.1.0"; exit 0; }
+tool=$2; shift 2
+while [ "${1#--}" != "$1" ]; do shift 2; done
+"$@" || exit $?
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+else echo "========= ERROR SUMMARY: 0 errors"; fi
+''',
+    # configure: a build system, lab/list.txt and every program the steps below run; --build: nothing to do
+    "cmake": r'''
+if [ "$1" = --build ]; then echo "cmake $*"; exit 0; fi
+while [ $# -gt 0 ]; do [ "$1" = -B ] && build=$2; shift; done
+mkdir -p "$build/reduction" "$build/lab" "$build/tests" "$build/single_pass/example"
+touch "$build/build.ninja" "$build/CMakeCache.txt"
+printf 'finish\nstream\n' >"$build/lab/list.txt"
+mkdir -p "$build/mixed_precision" "$build/occupancy" "$build/histogram"
+for p in reduction/reduce lab/finish lab/stream tests/gpu_single_pass_two_files single_pass/example/single_pass_example \
+  mixed_precision/mixed_precision tests/mp_host_tests tests/mp_gpu_tests occupancy/01_thread_hierarchy \
+  occupancy/02_resource_usage occupancy/03_occupancy_sweep tests/occupancy_host_tests tests/occupancy_gpu_tests \
+  lab/warp_tools lab/volatile_last_warp tests/gpu_warp_tools_tests histogram/histogram tests/histogram_host_tests \
+  tests/histogram_gpu_tests; do
+  cp "$FAKE_PROGRAM" "$build/$p" && chmod +x "$build/$p"
+done
+''',
+}
+
+
+def stand_ins(tmp: Path, out: Path, build: Path, **extra) -> dict:
+    """The environment of a real run on stand-ins: nvidia-smi naming an H100, cmake, ctest,
+    compute-sanitizer and the programs (FAKE_PROGRAM), every call logged in calls.log."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    fake = tmp / "fake_program"
+    fake.write_text(FAKE_PROGRAM)
+    fake.chmod(0o755)
+    for name, body in FAKE_TOOLS.items():
+        (bin_dir / name).write_text("#!/usr/bin/env bash\n" + body)
+        (bin_dir / name).chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_PROGRAM": str(fake), "FAKE_LOG": str(tmp / "calls.log"),
+            "OUT": str(out), "BUILD_DIR": str(build), "TMPDIR": str(tmp), **extra}
+
+
+def test_real_run_of_the_logged_steps_on_stand_ins():
+    steps = ["mixed_precision", "occupancy", "warp_tools", "histogram"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build = tmp / "out", tmp / "build"
+        r = run_driver(steps, stand_ins(tmp, out, build))
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+        announced = written(steps, {"OUT": str(out), "BUILD_DIR": str(build)})
+        torch = subprocess.run(["python3", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
+                               capture_output=True).returncode == 0
+        if not torch:  # the histogram step skips torch.bincount, saying so, as device_histogram.sh does
+            announced -= {f"{out}/histogram_torch.csv", f"{out}/histogram_torch.txt"}
+            assert "torch with CUDA is not installed here" in r.stdout
+        on_disk = {str(p) for p in out.rglob("*") if p.is_file()}
+        assert on_disk == announced, on_disk ^ announced
+        log = (out / "occupancy_device.txt").read_text()
+        assert log.count("refused as expected") == 5 and log.count("sanitize ") == 7 and "FAILED" not in log
+        mp = (out / "mixed_precision_device.txt").read_text()
+        # 2 sizes x 2 variants x 4 tools, each clean
+        assert len(re.findall(r"^sanitize \S+ .* ok$", mp, re.M)) == 16, mp
+        race = (out / "racecheck_volatile_warp.csv").read_text().splitlines()
+        assert race[-4:] == ["key,hazards,errors,warnings,sum_check,exit_code", "volatile,0,0,0,ok,0",
+                             "syncwarp,0,0,0,ok,0", "shuffle,0,0,0,ok,0"]
+        hist = (out / "histogram_sanitize.txt").read_text()
+        assert hist.count("--- ") == 6 and hist.count("ERROR SUMMARY: 0 errors") == 4 and hist.count("RACECHECK SUMMARY") == 2
+
+
+def test_real_run_on_stand_ins_writes_the_dry_runs_files():
+    steps = ["build", "test", "table", "sweep", "flush", "sanitize", "lab", "library"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build, pack = tmp / "out", tmp / "build", tmp / "pack"
+        env = stand_ins(tmp, out, build, PACK=str(pack), TABLE_SIZES="20")
+        before = tree_hash(ROOT / "results")
+        r = run_driver(steps, env)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+        assert tree_hash(ROOT / "results") == before
+        announced = written(steps, {"OUT": str(out), "BUILD_DIR": str(build), "TABLE_SIZES": "20"})
+        files = {p for p in announced if not p.endswith("/")}
+        on_disk = {str(p) for p in out.rglob("*") if p.is_file() and p.parent == out}
+        assert on_disk == files, (on_disk ^ files)
+        # the sanitizer's table: every stage --list named, four tools, all runs clean
+        text = (out / "sanitize.txt").read_text().splitlines()
+        assert text[0].startswith("# compute-sanitizer over the registered stages:") and "Version 2099.1.0" in text[0]
+        assert text[2].split() == ["stage", "tool", "errors", "hazards", "result"]
+        rows = [line.split() for line in text[3:-1]]
+        assert [(r[0], r[1]) for r in rows] == [(k, t) for k in ("12", "cub")
+                                                for t in ("memcheck", "racecheck", "synccheck", "initcheck")]
+        assert all(r[2] == "0" and r[-1] == "ok" for r in rows) and text[-1] == "# all 32 runs clean"
+        lib = (out / "sanitize_library.txt").read_text().splitlines()
+        assert len(lib) == 11 and lib[-1] == "# all runs clean" and all(line.endswith(" ok") for line in lib[2:10])
+        assert len(list((out / "sanitize_library").glob("*.log"))) == 8
+        # the table step's files are the runner's, whole
+        assert (out / "reduce_2p20.csv").read_text() == "key,median_us\n12,1.5\n"
+        assert (out / "reduce_2p20.txt").read_text() == "reduce ran\n"
+        # the sweep and the flush tables take the stages from 12 on (reduce --list) and cub
+        calls = (tmp / "calls.log").read_text().splitlines()
+        assert f"reduce --sweep 2^10:2^30 --stages 12,cub --csv {out}/sweep.csv" in calls, calls
+        for k in (28, 30):
+            assert f"reduce --n 2^{k} --stages 12,cub --flush write --csv {out}/reduce_2p{k}_write_flush.csv" in calls
+        assert f"reduce --sweep 2^10:2^30 --stages library,cub --csv {out}/library_sweep.csv" in calls
+        assert f"finish --csv {out}/experiment_finish.csv" in calls and f"stream --csv {out}/experiment_stream.csv" in calls
+        assert "reduce --stages 12 --n 1048583 --run-once" in calls and "reduce --stages cub --n 1 --run-once" in calls
+        with tarfile.open(pack / "device_results.tgz") as tar:
+            names = set(tar.getnames())
+        assert {f.lstrip("/") for f in files} <= names, files
+        # nothing left in TMPDIR but what the test made
+        assert sorted(p.name for p in tmp.iterdir()) == ["bin", "build", "calls.log", "fake_program", "out", "pack"]
