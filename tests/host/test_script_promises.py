@@ -294,7 +294,11 @@ try:
                       ["device_check.sh", "sweep", "flush", "lab"],
                       ["device_check.sh", "experiments"], ["device_library.sh"], ["device_peers.sh"],
                       ["device_multi_gpu.sh"], ["device_mixed_precision.sh"], ["device_occupancy.sh"],
-                      ["device_access_patterns.sh"], ["device_scan.sh"], ["device_histogram.sh"]]
+                      ["device_access_patterns.sh"], ["device_scan.sh"], ["device_histogram.sh"],
+                      ["device.sh"], ["device.sh", "table"],
+                      ["device.sh", "build", "test", "table", "sweep", "sanitize", "profile", "flush", "lab", "arch",
+                       "peers", "library", "mixed_precision", "occupancy", "warp_tools", "access", "histogram", "scan",
+                       "multi_gpu"]]
     for argv in device_scripts:
         case("no GPU", argv, 3, needle=NO_GPU)
         case("no GPU, BUILD_DIR=build", argv, 3, env={"BUILD_DIR": "build"}, needle=NO_GPU)
@@ -338,6 +342,13 @@ try:
         (["device_access_patterns.sh", "a", "b"], {}, "one argument at most"),
         (["device_access_patterns.sh", str(user_file)], {}, "is not a directory"),
         (["device_warp_tools.sh", "extra"], {}, "takes no arguments"),
+        (["device.sh", "bogus"], {}, "unknown step 'bogus'"),
+        (["device.sh", "table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
+        (["device.sh", "ab"], {}, "AB_BASE"),
+        (["device.sh"], {"OUT": str(user_file)}, "is not a directory"),
+        (["device.sh"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
+        (["device.sh", "library"], {"STEPS": "bogus"}, "unknown library step 'bogus'"),
+        (["device.sh", "mixed_precision"], {"SANITIZE_SIZES": "0"}, "SANITIZE_SIZES item '0'"),
     ]:
         case("bad input", argv, 2, env=env, needle=needle)
 
