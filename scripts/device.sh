@@ -145,7 +145,7 @@ if chose peers; then
   [ ! -f "$cccl/cub/device/device_reduce.cuh" ] && [ "$DRY_RUN" != 1 ] ||
     configure_extra+=(-DREDUCTION_CCCL_INCLUDE="$root/$cccl")
 fi
-mpirun=""
+mpirun="" no_nccl=0
 if chose multi_gpu; then
   export NCCL_NVLS_ENABLE=0 # NVLink multicast off, for every step and rank
   cuda_root=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
@@ -159,8 +159,9 @@ if chose multi_gpu; then
     configure_extra+=(-DREDUCTION_NCCL_ROOT="$wheel")
     export LD_LIBRARY_PATH="$wheel/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   else
-    echo "$program: no NCCL (not in the CUDA toolkit, no NCCL_ROOT, no nvidia-nccl-cu13 wheel): multi_gpu builds" \
-      "without its NCCL rows or fails."
+    no_nccl=1
+    echo "$program: no NCCL: not in the CUDA toolkit ($cuda_root), NCCL_ROOT is not set and Python has no" \
+      "nvidia-nccl-cu13 wheel (pip install nvidia-nccl-cu13); the multi_gpu step fails."
   fi
   if [ -x "$root/.deps/mpi/bin/mpirun" ]; then
     export PATH="$root/.deps/mpi/bin:$PATH"
@@ -185,7 +186,8 @@ access_programs=()
 for f in access_patterns/[0-9][0-9]_*.cu; do access_programs+=("$(basename "$f" .cu)"); done
 targets_of() {
   case "$1" in
-    build | test | profile | ab) echo all ;; # ab builds the other tree itself; its own side is reduce
+    build | test | profile) echo all ;;
+    ab) echo reduce ;; # the other tree's runner is built by the step itself
     table | sweep | sanitize | flush) echo reduce ;;
     lab)
       # shellcheck disable=SC2086  # one name per word
@@ -200,7 +202,7 @@ targets_of() {
     access) echo "access_host_tests access_gpu_tests" && printf 'access_%s ' "${access_programs[@]}" ;;
     histogram) echo "histogram histogram_host_tests histogram_gpu_tests" ;;
     scan) echo "scan scan_host_tests scan_gpu_tests" ;;
-    multi_gpu) echo "multi_gpu_sum gpu_multi_gpu_tests? multi_gpu_mpi?" ;;
+    multi_gpu) echo "multi_gpu_sum? gpu_multi_gpu_tests? multi_gpu_mpi?" ;; # without NCCL the step fails, saying so
   esac
 }
 targets=()
@@ -1034,6 +1036,11 @@ step_scan() {
 step_multi_gpu() {
   local gpu_names present dir sfx counts most started=$SECONDS sweep=${MULTI_GPU_SWEEP:-2^20:2^28:4}
   local sum_bin=$B/multi_gpu/multi_gpu_sum mpi_bin=$B/multi_gpu/multi_gpu_mpi test_bin=$B/tests/gpu_multi_gpu_tests
+  if [ "$no_nccl" = 1 ]; then
+    echo "FAILED: multi_gpu: no NCCL (see above)."
+    status=1
+    return
+  fi
   if [ "$DRY_RUN" = 1 ]; then
     present=${DEVICE_GPUS:-1}
   else
