@@ -1099,6 +1099,7 @@ step_multi_gpu() {
     mkdir -p "$nccl_logs"
     echo "# The transports NCCL chose (NCCL_DEBUG=INFO lines naming 'via'), per run: count and line" \
       >"$scratch/transports.txt"
+    tee_atomic "$transports" <"$scratch/transports.txt" >/dev/null
   }
   collect_transports() {
     [ "$DRY_RUN" != 1 ] || return 0
