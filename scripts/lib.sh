@@ -80,15 +80,19 @@ build_targets() {
     _configured=1
   fi
   known=$(cmake --build "$BUILD_DIR" --target help 2>/dev/null)
+  local every=0
   for t in "$@"; do
     case "$t" in
-      all) wanted=() && break ;;
-      *\?) grep -qE "(^|[ .:])${t%\?}(:|$| )" <<<"$known" && wanted+=("${t%\?}") ;;
+      all) every=1 ;;
+      *\?) if grep -qE "(^|[ .:])${t%\?}(:|$| )" <<<"$known"; then wanted+=("${t%\?}"); fi ;;
       *) wanted+=("$t") ;;
     esac
   done
   local targets=()
-  [ ${#wanted[@]} -eq 0 ] || targets=(--target "${wanted[@]}")
+  if [ "$every" = 0 ]; then
+    [ ${#wanted[@]} -gt 0 ] || return 0 # only optional targets, none of which CMake knows
+    targets=(--target "${wanted[@]}")
+  fi
   cmake --build "$BUILD_DIR" --parallel "${JOBS:-$(nproc)}" "${targets[@]}" >>"$log" 2>&1 || {
     tail -40 "$log"
     return 1

@@ -337,7 +337,21 @@ fi
 echo "$(basename "$0") ran"
 '''
 FAKE_TOOLS = {
-    "nvidia-smi": 'case "$*" in *name*) echo "NVIDIA H100 80GB HBM3" ;; *) echo "999.1" ;; esac\n',
+    # one H100, or FAKE_GPUS of them when not asked for GPU 0 alone
+    "nvidia-smi": r'''
+case "$*" in
+  *"-i 0"*name* | *name*"-i 0"*) echo "NVIDIA H100 80GB HBM3" ;;
+  *name*) for i in $(seq 1 "${FAKE_GPUS:-1}"); do echo "NVIDIA H100 80GB HBM3"; done ;;
+  *topo* | *nvlink*) echo "GPU0 X" ;;
+  *) echo "999.1" ;;
+esac
+''',
+    # Open MPI's mpirun: --version, else the program after the options, once
+    "mpirun": r'''
+[ "$1" = --version ] && { echo "mpirun (Open MPI) 5.0.3"; exit 0; }
+while [ $# -gt 0 ]; do case "$1" in -np | -x | --bind-to) shift 2 ;; --*) shift ;; *) break ;; esac; done
+exec "$@"
+''',
     "ctest": 'echo "ctest $*"; echo "100% tests passed, 0 tests failed out of 3"\n',
     "compute-sanitizer": r'''
 [ "$1" = --version ] && { echo "NVIDIA (R) Compute Sanitizer"; echo "Version 2099.1.0"; exit 0; }
@@ -354,12 +368,12 @@ while [ $# -gt 0 ]; do [ "$1" = -B ] && build=$2; shift; done
 mkdir -p "$build/reduction" "$build/lab" "$build/tests" "$build/single_pass/example"
 touch "$build/build.ninja" "$build/CMakeCache.txt"
 printf 'finish\nstream\n' >"$build/lab/list.txt"
-mkdir -p "$build/mixed_precision" "$build/occupancy" "$build/histogram"
+mkdir -p "$build/mixed_precision" "$build/occupancy" "$build/histogram" "$build/multi_gpu"
 for p in reduction/reduce lab/finish lab/stream tests/gpu_single_pass_two_files single_pass/example/single_pass_example \
   mixed_precision/mixed_precision tests/mp_host_tests tests/mp_gpu_tests occupancy/01_thread_hierarchy \
   occupancy/02_resource_usage occupancy/03_occupancy_sweep tests/occupancy_host_tests tests/occupancy_gpu_tests \
   lab/warp_tools lab/volatile_last_warp tests/gpu_warp_tools_tests histogram/histogram tests/histogram_host_tests \
-  tests/histogram_gpu_tests; do
+  tests/histogram_gpu_tests multi_gpu/multi_gpu_sum multi_gpu/multi_gpu_mpi tests/gpu_multi_gpu_tests; do
   cp "$FAKE_PROGRAM" "$build/$p" && chmod +x "$build/$p"
 done
 ''',
@@ -406,6 +420,31 @@ def test_real_run_of_the_logged_steps_on_stand_ins():
                              "syncwarp,0,0,0,ok,0", "shuffle,0,0,0,ok,0"]
         hist = (out / "histogram_sanitize.txt").read_text()
         assert hist.count("--- ") == 6 and hist.count("ERROR SUMMARY: 0 errors") == 4 and hist.count("RACECHECK SUMMARY") == 2
+
+
+def test_real_run_of_multi_gpu_on_stand_ins():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build, results = tmp / "out", tmp / "build", tmp / "h100x2"
+        env = stand_ins(tmp, out, build, FAKE_GPUS="2", RESULTS_DIR=str(results), NCCL_ROOT=str(tmp))
+        r = run_driver(["multi_gpu"], env)
+        # tests/gpu/test_multi_gpu_mpi.py needs the real programs and a GPU: on the stand-ins it does not
+        # pass (77 where it finds no CUDA device), and it is the only part that fails
+        failed = [line for line in r.stdout.splitlines() if line.startswith("FAILED")]
+        assert r.returncode == 1 and len(failed) == 1 and failed[0].startswith("FAILED: multi_gpu_mpi_test (exit "), \
+            r.stdout[-3000:] + r.stderr
+        announced = written(["multi_gpu"], {"OUT": str(out), "BUILD_DIR": str(build), "DEVICE_GPUS": "2",
+                                            "RESULTS_DIR": str(results)})
+        assert {str(p) for p in results.rglob("*")} == announced
+        calls = (tmp / "calls.log").read_text().splitlines()
+        for line in (f"multi_gpu_sum --gpus 1,2 --sweep 2^20:2^28:4 --csv {results}/multi_gpu.csv",
+                     f"multi_gpu_mpi --gpus 1,2 --sweep 2^20:2^28:4 --csv {results}/multi_gpu_mpi.csv",
+                     "multi_gpu_mpi --gpus 1,2 --sweep 2^20:2^28:4 --methods shard_then_one_float,"
+                     f"shard_then_fixed_order,allreduce_one_float --csv {results}/multi_gpu_mpi_net.csv",
+                     "gpu_multi_gpu_tests --durations yes", "gpu_multi_gpu_tests [peer_sanitize]"):
+            assert line in calls, (line, calls)
+        assert (results / "multi_gpu_sanitize.txt").read_text().count("# compute-sanitizer --tool") == 4
+        assert (results / "nccl_transports.txt").read_text().count("\n## ") == 3
 
 
 def test_real_run_on_stand_ins_writes_the_dry_runs_files():
