@@ -116,6 +116,9 @@ SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,10000019}
   refuse "$program" "TORCH_SWEEP '${TORCH_SWEEP:-}' is not a sweep such as 2^10:2^30."
 [ -z "${GPU_COUNTS:-}" ] || [[ $GPU_COUNTS =~ ^[0-9]+(,[0-9]+)*$ ]] ||
   refuse "$program" "GPU_COUNTS '$GPU_COUNTS' is not a comma-separated list of GPU counts such as 1,2,4."
+[[ ${DEVICE_GPU:-h200} =~ ^[a-z0-9_]+$ ]] ||
+  refuse "$program" "DEVICE_GPU '${DEVICE_GPU:-}' is not a GPU's short name such as h200 or h100."
+check_whole_number "$program" DEVICE_GPUS "${DEVICE_GPUS:-1}" 1 64
 [ "$DRY_RUN" = 1 ] || PRESET="" check_build_env "$program"
 for v in OUT RESULTS_DIR PACK; do
   [ -z "${!v:-}" ] || check_output_dir "$program" "$v" "${!v}"

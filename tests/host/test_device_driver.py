@@ -88,11 +88,21 @@ def test_unknown_step_is_refused_and_nothing_is_written(args):
     assert tree_hash(ROOT / "results") == before
 
 
-def test_bad_environment_is_refused():
+@pytest.mark.parametrize("args,env,needle", [
+    (["table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
+    (["--dry-run", "table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
+    (["ab"], {}, "AB_BASE"),
+    (["library"], {"STEPS": "test bogus"}, "unknown library step 'bogus'"),
+    (["--dry-run", "table"], {"DEVICE_GPU": "../x"}, "DEVICE_GPU '../x'"),
+    (["--dry-run", "multi_gpu"], {"DEVICE_GPUS": "0"}, "DEVICE_GPUS '0'"),
+    (["multi_gpu"], {"GPU_COUNTS": "1,two"}, "GPU_COUNTS '1,two'"),
+])
+def test_bad_environment_is_refused(args, env, needle):
     with tempfile.TemporaryDirectory() as tmp:
-        r = run_driver(["table"], {"TABLE_SIZES": "24 x", "OUT": f"{tmp}/out"}, folder=Path(tmp))
+        r = run_driver(args, {**env, "OUT": f"{tmp}/out", "BUILD_DIR": f"{tmp}/build"}, folder=Path(tmp))
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
-        assert "TABLE_SIZES" in r.stderr and not Path(tmp, "out").exists()
+        assert needle in r.stderr and r.stdout == ""
+        assert not Path(tmp, "out").exists() and not Path(tmp, "build").exists()
 
 
 @pytest.mark.parametrize("steps", [["table"], ["build", "test", "table"], ["histogram", "scan", "multi_gpu"]])
