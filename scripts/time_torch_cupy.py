@@ -129,27 +129,26 @@ def build_parser():
     p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
     p.add_argument("--libs", metavar="LIST", default=",".join(LIBRARIES),
                    help="libraries to time, comma-separated: torch, cupy (default both)")
-    p.add_argument("--reps", metavar="R", default="100", help="repetitions wanted per row (default 100)")
+    add_run_options(p, reps=100, budget_ms=1000)
+    return p
+
+
+def add_run_options(p, reps, budget_ms):
+    """The options every Python timer shares with the runners: repetitions, budget, L2,
+    seed, device and CSV (read back by run_options)."""
+    p.add_argument("--reps", metavar="R", default=str(reps), help=f"repetitions wanted per row (default {reps})")
     p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
-    p.add_argument("--budget-ms", metavar="MS", default="1000", help="wall-clock budget per row in ms (default 1000)")
+    p.add_argument("--budget-ms", metavar="MS", default=str(budget_ms),
+                   help=f"wall-clock budget per row in ms (default {budget_ms})")
     p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
     p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
     p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
     p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
-    return p
 
 
-def parse_args(argv):
-    """The options as a dict; raises UsageError (argparse itself exits 2 on its own errors
-    and 0 after --help)."""
-    a = build_parser().parse_args(argv)
-    if a.n is not None and a.sweep is not None:
-        raise UsageError("--n and --sweep cannot be combined: --sweep gives the sizes, so drop one of them.")
-    libs = [x for x in a.libs.split(",") if x]
-    if not libs or any(x not in LIBRARIES for x in libs):
-        raise UsageError(f"--libs '{a.libs}': write torch, cupy or torch,cupy.")
-    opt = {"sizes": parse_sweep(a.sweep) if a.sweep is not None else [parse_count(a.n or "2^24", "--n")],
-           "libs": list(dict.fromkeys(libs)), "reps": parse_int(a.reps, "--reps", 1, 100000),
+def run_options(a):
+    """add_run_options' values, checked: reps, min_reps, budget_ms, warm_l2, seed, device, csv."""
+    opt = {"reps": parse_int(a.reps, "--reps", 1, 100000),
            "budget_ms": parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
            "seed": parse_int(a.seed, "--seed", 0, (1 << 64) - 1), "device": parse_int(a.device, "--device", 0, 1023),
            "csv": a.csv or ""}
@@ -166,20 +165,40 @@ def parse_args(argv):
     return opt
 
 
+def parse_args(argv):
+    """The options as a dict; raises UsageError (argparse itself exits 2 on its own errors
+    and 0 after --help)."""
+    a = build_parser().parse_args(argv)
+    if a.n is not None and a.sweep is not None:
+        raise UsageError("--n and --sweep cannot be combined: --sweep gives the sizes, so drop one of them.")
+    libs = [x for x in a.libs.split(",") if x]
+    if not libs or any(x not in LIBRARIES for x in libs):
+        raise UsageError(f"--libs '{a.libs}': write torch, cupy or torch,cupy.")
+    return {"sizes": parse_sweep(a.sweep) if a.sweep is not None else [parse_count(a.n or "2^24", "--n")],
+            "libs": list(dict.fromkeys(libs)), **run_options(a)}
+
+
 # ---------------------------------------------------------------- inputs and checks
 
-def uniform_inputs(seed, n, chunk=1 << 22):
-    """The runner's uniform pattern (common/inputs.cpp: hash64, 24 random bits), float32."""
+def hash64_chunks(seed, n, chunk=1 << 22):
+    """(start, z) for consecutive chunks of common::hash64(seed, i) over i < n, as uint64
+    arrays (common/inputs.cpp's mixer), from which each runner's inputs are made."""
     import numpy as np
-    out = np.empty(n, dtype=np.float32)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # the mixer multiplies modulo 2^64
         base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64))
         for start in range(0, n, chunk):
             z = np.arange(start, min(n, start + chunk), dtype=np.uint64) + base
             z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
             z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            out[start:start + len(z)] = (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)
+            yield start, z ^ (z >> np.uint64(31))
+
+
+def uniform_inputs(seed, n):
+    """The runner's uniform pattern (common/inputs.cpp: hash64, 24 random bits), float32."""
+    import numpy as np
+    out = np.empty(n, dtype=np.float32)
+    for start, z in hash64_chunks(seed, n):
+        out[start:start + len(z)] = (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)
     return out
 
 

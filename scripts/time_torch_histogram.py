@@ -45,13 +45,7 @@ def parse_args(argv):
     p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
     p.add_argument("--input", metavar="LIST", default="uniform",
                    help="uniform (default), skewed, one, or several, comma-separated")
-    p.add_argument("--reps", metavar="R", default="50", help="repetitions wanted per row (default 50)")
-    p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
-    p.add_argument("--budget-ms", metavar="MS", default="500", help="wall-clock budget per row in ms (default 500)")
-    p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
-    p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
-    p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
-    p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
+    tc.add_run_options(p, reps=50, budget_ms=500)
     a = p.parse_args(argv)
     if a.n is not None and a.sweep is not None:
         raise tc.UsageError("--n and --sweep cannot be combined: drop one of them.")
@@ -68,42 +62,25 @@ def parse_args(argv):
     if not items or any(x not in INPUTS for x in items):
         raise tc.UsageError(f"--input '{a.input}' is not an input: write uniform, skewed or one (or a "
                             "comma-separated list of them).")
-    reps = tc.parse_int(a.reps, "--reps", 1, 100000)
-    min_reps = min(3, reps) if a.min_reps is None else tc.parse_int(a.min_reps, "--min-reps", 1, 100000)
-    if min_reps > reps:
-        raise tc.UsageError(f"--min-reps {min_reps} is larger than --reps {reps}.")
-    if a.csv:
-        problem = output_files.problem(a.csv, "--csv")
-        if problem:
-            raise tc.UsageError(problem)
-    return {"sizes": sorted(set(sizes)), "inputs": list(dict.fromkeys(items)), "reps": reps, "min_reps": min_reps,
-            "budget_ms": tc.parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
-            "seed": tc.parse_int(a.seed, "--seed", 0, (1 << 64) - 1),
-            "device": tc.parse_int(a.device, "--device", 0, 1023), "csv": a.csv or ""}
+    return {"sizes": sorted(set(sizes)), "inputs": list(dict.fromkeys(items)), **tc.run_options(a)}
 
 
-def make_bytes(kind, seed, n, chunk=1 << 22):
+def make_bytes(kind, seed, n):
     """histogram/inputs.cpp's make_values for 256 bins: byte i from common::hash64(seed, i)."""
     import numpy as np
     out = np.empty(n, dtype=np.uint8)
     if kind == "one":
         out[:] = 42
         return out
-    with np.errstate(over="ignore"):
-        base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64))
-        for start in range(0, n, chunk):
-            z = np.arange(start, min(n, start + chunk), dtype=np.uint64) + base
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            if kind == "uniform":
-                v = (z >> np.uint64(48)) & np.uint64(0xFF)
-            else:
-                u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
-                u2 = u * u
-                u4 = u2 * u2
-                v = np.minimum(255.0, np.floor(256.0 * (u4 * u4)))
-            out[start:start + len(z)] = v.astype(np.uint8)
+    for start, z in tc.hash64_chunks(seed, n):
+        if kind == "uniform":
+            v = (z >> np.uint64(48)) & np.uint64(0xFF)
+        else:
+            u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+            u2 = u * u
+            u4 = u2 * u2
+            v = np.minimum(255.0, np.floor(256.0 * (u4 * u4)))
+        out[start:start + len(z)] = v.astype(np.uint8)
     return out
 
 

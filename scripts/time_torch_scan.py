@@ -44,13 +44,7 @@ def parse_args(argv):
                    help="elements to scan (default 2^24), comma-separated: 16777216, 2^24, 16M or 64MiB")
     p.add_argument("--sweep", metavar="LO:HI[:F]", help="every size from LO to HI, multiplying by F (default 2)")
     p.add_argument("--types", metavar="LIST", default=",".join(TYPES), help="int, float or int,float (the default)")
-    p.add_argument("--reps", metavar="R", default="100", help="repetitions wanted per row (default 100)")
-    p.add_argument("--min-reps", metavar="R", help="never fewer repetitions, whatever the budget (default 3)")
-    p.add_argument("--budget-ms", metavar="MS", default="1000", help="wall-clock budget per row in ms (default 1000)")
-    p.add_argument("--warm-l2", action="store_true", help="do not flush the L2 before each repetition")
-    p.add_argument("--seed", metavar="S", default="1", help="seed of the inputs (default 1)")
-    p.add_argument("--device", metavar="D", default="0", help="CUDA device ordinal (default 0)")
-    p.add_argument("--csv", metavar="FILE", help="write every column and the run's metadata as CSV")
+    tc.add_run_options(p, reps=100, budget_ms=1000)
     a = p.parse_args(argv)
     if a.n is not None and a.sweep is not None:
         raise tc.UsageError("--n and --sweep cannot be combined: give the sizes with one of them.")
@@ -66,38 +60,17 @@ def parse_args(argv):
     types = [x for x in a.types.split(",") if x]
     if not types or any(t not in TYPES for t in types):
         raise tc.UsageError(f"--types '{a.types}': write int, float or int,float.")
-    opt = {"sizes": sizes, "types": list(dict.fromkeys(types)), "reps": tc.parse_int(a.reps, "--reps", 1, 100000),
-           "budget_ms": tc.parse_double(a.budget_ms, "--budget-ms", 1, 3600000), "warm_l2": a.warm_l2,
-           "seed": tc.parse_int(a.seed, "--seed", 0, (1 << 64) - 1),
-           "device": tc.parse_int(a.device, "--device", 0, 1023), "csv": a.csv or ""}
-    if a.min_reps is None:
-        opt["min_reps"] = min(3, opt["reps"])
-    else:
-        opt["min_reps"] = tc.parse_int(a.min_reps, "--min-reps", 1, 100000)
-        if opt["min_reps"] > opt["reps"]:
-            raise tc.UsageError(f"--min-reps {opt['min_reps']} is larger than --reps {opt['reps']}.")
-    if a.csv is not None:
-        problem = output_files.problem(a.csv, "--csv")
-        if problem:
-            raise tc.UsageError(problem)
-    return opt
+    return {"sizes": sizes, "types": list(dict.fromkeys(types)), **tc.run_options(a)}
 
 
-def inputs(kind, seed, n, chunk=1 << 22):
+def inputs(kind, seed, n):
     """The runner's inputs: int, hash64(seed, i) >> 32 as int32; float, its uniform pattern."""
     import numpy as np
-    out = np.empty(n, dtype=np.int32 if kind == "int" else np.float32)
-    with np.errstate(over="ignore"):
-        base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64))
-        for start in range(0, n, chunk):
-            z = np.arange(start, min(n, start + chunk), dtype=np.uint64) + base
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            if kind == "int":
-                out[start:start + len(z)] = (z >> np.uint64(32)).astype(np.uint32).view(np.int32)
-            else:
-                out[start:start + len(z)] = (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)
+    if kind != "int":
+        return tc.uniform_inputs(seed, n)
+    out = np.empty(n, dtype=np.int32)
+    for start, z in tc.hash64_chunks(seed, n):
+        out[start:start + len(z)] = (z >> np.uint64(32)).astype(np.uint32).view(np.int32)
     return out
 
 
