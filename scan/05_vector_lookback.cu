@@ -14,7 +14,6 @@
 // about 0.6 of the copy's speed (results/h200/scan_int_exclusive.csv, chapter 28).
 // Chapter: chapters/28_scan.md
 #include <cstdint>
-#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "dispatch.hpp"
@@ -29,12 +28,6 @@ template <typename T>
 using Tile = RowTile<T, kBlock, kRows, 4>;
 constexpr unsigned kTile = Tile<unsigned>::kTile;  // 8192
 constexpr unsigned kTileVectors = kTile / 4;
-
-template <typename T>
-using Vec4 = std::conditional_t<std::is_same_v<T, float>, float4, uint4>;
-
-// Elements before `in` up to its 16-byte boundary: 0 to 3.
-inline unsigned shift_of(const void* p) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16 / 4); }
 
 // Whether the vector whose first element is `first` (4 vec - shift for vector vec, may be
 // negative) lies inside the array.

@@ -18,7 +18,6 @@
 // Chapter: chapters/28_scan.md
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "dispatch.hpp"
@@ -34,12 +33,6 @@ template <typename T>
 using Tile = RowTile<T, kBlock, kRows, 4>;
 constexpr unsigned kTile = Tile<unsigned>::kTile;  // 16384
 constexpr unsigned kTileVectors = kTile / 4;
-
-template <typename T>
-using Vec4 = std::conditional_t<std::is_same_v<T, float>, float4, uint4>;
-
-// Elements before `in` up to its 16-byte boundary: 0 to 3.
-inline unsigned shift_of(const void* p) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16 / 4); }
 
 // Two blocks of 512 per SM (64 registers a thread); one on sm_100 and sm_120, whose ptxas spills the
 // int32 exclusive kernel at 64 (common/sm_limits.hpp explains the one-block rule).
@@ -120,7 +113,7 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
 
 std::size_t tiles_of(std::size_t n, unsigned shift) { return ceil_div(n + shift, kTile); }
 
-ScanPlan plan(std::size_t n, ValueType, const common::DeviceInfo&) {
+ScanPlan plan(std::size_t n, ValueType, const common::DeviceInfo& device) {
   ScanPlan p;
   // Room for any alignment of the input (3 elements more at most).
   p.grid = static_cast<unsigned>(tiles_of(n, 0));
@@ -128,32 +121,17 @@ ScanPlan plan(std::size_t n, ValueType, const common::DeviceInfo&) {
   p.zero_scratch_once = true;
   // As stage 05 (16 warps in a block are still 5 levels of the warps' scan).
   p.depth = {64, 8, kTile};
+  // A wave is two blocks per SM (the launch bounds); a quarter of it ahead is half a tile
+  // per SM (results/h200/history/scan05_shapes_g_prefetch_distance.txt compares 1/4,
+  // 1/2, 3/4, 1 and 2 waves: 2 waves evict each other from L2 before use).
+  p.prefetch_tiles = static_cast<unsigned>(std::max(1, device.sm_count / 2));
   return p;
-}
-
-// The SMs of the current device, asked once per device: the launcher only enqueues.
-unsigned sm_count() {
-  static int cached_device = -1;
-  static unsigned count = 0;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (device != cached_device) {
-    int sms = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    count = static_cast<unsigned>(sms);
-    cached_device = device;
-  }
-  return count;
 }
 
 void launch(const ScanArgs& a) {
   const unsigned shift = shift_of(a.in);
   const std::size_t tiles = tiles_of(a.n, shift);
   require_scratch(a, lookback_scratch_bytes(tiles), "06");
-  // A wave is two blocks per SM (the launch bounds); a quarter of it ahead is half a tile
-  // per SM (results/h200/history/scan05_shapes_g_prefetch_distance.txt compares 1/4,
-  // 1/2, 3/4, 1 and 2 waves: 2 waves evict each other from L2 before use).
-  const unsigned ahead = std::max(1u, sm_count() / 2);
   const auto capacity = static_cast<unsigned>((a.scratch_bytes - kDescriptorsOffset) / 8);
   const bool vector_stores = shift_of(a.out) == shift;
   dispatch(a.type, a.kind, [&](auto tag) {
@@ -163,7 +141,7 @@ void launch(const ScanArgs& a) {
         vector_stores ? prefetch_lookback_scan<T, kInclusive, true> : prefetch_lookback_scan<T, kInclusive, false>;
     kernel<<<static_cast<unsigned>(tiles), kBlock, 0, a.stream>>>(static_cast<const T*>(a.in), static_cast<T*>(a.out),
                                                                   a.n, shift, static_cast<unsigned char*>(a.scratch),
-                                                                  capacity, ahead);
+                                                                  capacity, a.prefetch_tiles);
     CUDA_CHECK_LAUNCH();
   });
 }

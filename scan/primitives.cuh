@@ -4,12 +4,14 @@
 //   warp_inclusive_scan, warp_total   five shuffles (stage 03 introduces them)
 //   RowTile                           a tile as warp-wide rows, scanned in registers
 //   block_warp_offsets                each warp's offset in the block and the block's total
+//   Vec4, shift_of                    16-byte vectors of a 4-byte array (stages 05 and 06)
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace scan {
 
@@ -117,6 +119,13 @@ struct RowTile {
       }
   }
 };
+
+// The 16-byte vector of four values of T (int32 bits or float).
+template <typename T>
+using Vec4 = std::conditional_t<std::is_same_v<T, float>, float4, uint4>;
+
+// Elements before `p` back to its 16-byte boundary: 0 to 3 (4-byte-aligned arrays).
+inline unsigned shift_of(const void* p) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16 / 4); }
 
 // Every thread gets its warp's offset in the block (the totals of the warps before it)
 // and, in `block_total`, the sum of all kWarps warp totals. `warp_sum` is the warp's

@@ -85,6 +85,7 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
   a.scratch = scratch.get();
   a.scratch_bytes = scratch.bytes();
   a.stream = stream;
+  a.prefetch_tiles = row.plan.prefetch_tiles;
 
   // The outputs come back into host memory of their own type, and are checked there.
   void* host_out = opt.type == ValueType::f32 && s.entry != Entry::copy ? static_cast<void*>(b.float_out.get())

@@ -37,6 +37,7 @@ struct ScanArgs {
   void* scratch = nullptr;  // plan.scratch_bytes (or more) of device memory
   std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;
+  unsigned prefetch_tiles = 0;  // the plan's (stage 06)
 };
 
 // The float error model of a stage: output i passes through at most
@@ -58,6 +59,9 @@ struct ScanPlan {
   // ticket, counter and epoch there and leave them ready for the next launch themselves.
   bool zero_scratch_once = false;
   DepthModel depth;
+  // Tiles ahead of its own that a block prefetches into L2 (stage 06), from the device's SM
+  // count; the caller copies it into ScanArgs.
+  unsigned prefetch_tiles = 0;
 };
 
 enum class Entry { stage, cub, copy };

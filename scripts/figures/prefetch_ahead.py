@@ -19,7 +19,7 @@ def inputs(dg, root, results):
     rows = dg.code_constant(root, STAGE, "kRows")
     dg.require_code(root, STAGE, "constexpr unsigned kTileLines = kTile * 4 / 128;",
                     'asm volatile("prefetch.global.L2 [%0];" ::"l"(vectors + vec));',
-                    "const unsigned ahead = std::max(1u, sm_count() / 2);")
+                    "p.prefetch_tiles = static_cast<unsigned>(std::max(1, device.sm_count / 2));")
     per_sm = 2  # the launch bounds' blocks per SM (kBlocksPerSm on sm_80 and sm_90)
     dg.require_line(root, STAGE, r"blocks_per_sm_bound\(kBlock, 2\)")
     tile = block * rows * 4

@@ -93,6 +93,7 @@ class Case {
     a.scratch = scratch();
     a.scratch_bytes = scratch_bytes();
     a.stream = stream;
+    a.prefetch_tiles = plan_.prefetch_tiles;
     scan::launch(s_, a);
   }
 
@@ -265,6 +266,7 @@ TEST_CASE("1,000 launches in a row of varied n on one scratch", "[scan][lookback
       a.scratch = scratch.get();
       a.scratch_bytes = scratch.bytes();
       a.stream = gpu_test::stream();
+      a.prefetch_tiles = plan.prefetch_tiles;
       scan::launch(*s, a);
       CUDA_CHECK(cudaMemcpyAsync(back.data(), out.get(), 4 * n, cudaMemcpyDeviceToHost, gpu_test::stream()));
       CUDA_CHECK(cudaStreamSynchronize(gpu_test::stream()));

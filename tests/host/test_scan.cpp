@@ -99,6 +99,7 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
     CHECK(p6.zero_scratch_once);
     CHECK(p6.scratch_bytes == scan::lookback_scratch_bytes((n + 3 + 16383) / 16384));
     CHECK(p6.grid == (n + 16383) / 16384);
+    CHECK(p6.prefetch_tiles == 1);  // a device of no SMs described: at least one tile ahead
     // Scan-then-add: 4 bytes per tile total of each level above the first.
     const auto p1 = stage("01").plan(n, scan::ValueType::i32, device);
     std::size_t values = 0;
@@ -116,6 +117,11 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
   const auto p1 = stage("01").plan(std::size_t{1} << 26, scan::ValueType::f32, device);
   CHECK(p1.depth.at(0) == p1.depth.at((std::size_t{1} << 26) - 1));
   CHECK(p1.depth.at(0) == 22 * 3);
+  // Stage 06 prefetches a quarter of a wave ahead: half a tile per SM (66 on an H200's 132).
+  common::DeviceInfo h200;
+  h200.sm_count = 132;
+  CHECK(stage("06").plan(std::size_t{1} << 26, scan::ValueType::i32, h200).prefetch_tiles == 66);
+  CHECK(stage("05").plan(std::size_t{1} << 26, scan::ValueType::i32, h200).prefetch_tiles == 0);
 }
 
 TEST_CASE("int scan check: exact, wrapping, each kind, the first wrong output named", "[scan]") {
