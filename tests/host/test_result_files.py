@@ -167,3 +167,41 @@ def test_text_table():
 
 if __name__ == "__main__":  # python3 tests/host/test_result_files.py: the same tests through pytest
     sys.exit(pytest.main([__file__, "-q", "-rs", "-p", "no:cacheprovider"]))
+
+
+# ---- compare_result_files.py: the same names and columns in two folders ----------------
+
+
+def _csv(path, columns, meta=("commit",)):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"# {k}: x\n" for k in meta) + ",".join(columns) + "\n" + ",".join("1" for _ in columns) + "\n")
+
+
+def test_compare_result_files(tmp_path):
+    import compare_result_files as c
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    _csv(old / "reduce_2p24.csv", ["stage", "us"])
+    _csv(old / "history" / "flush.csv", ["stage", "us"])
+    (old / "ctest.txt").write_text("old\n")
+    _csv(new / "reduce_2p20.csv", ["stage", "us"])  # another size: matched
+    _csv(new / "flush.csv", ["stage", "us"])  # kept in history/
+    (new / "ctest.txt").write_text("new\n")
+    (new / "only_new.txt").write_text("x\n")
+    (new / "profile").mkdir()
+    (new / "profile" / "r.ncu-rep").write_bytes(b"\0")
+    lines, bad = c.compare(old, new)
+    assert bad == 0
+    assert "ok       reduce_2p20.csv: same 2 columns and 1 metadata keys (as reduce_2p24.csv)" in lines
+    assert any(line.startswith("ok       flush.csv") and "history/flush.csv" in line for line in lines)
+    assert any(line.startswith("unkept   only_new.txt") for line in lines)
+    assert any(line.startswith("working  profile/r.ncu-rep") for line in lines)
+
+    _csv(new / "reduce_2p20.csv", ["stage", "ms"])  # a renamed column
+    _csv(new / "flush.csv", ["stage", "us"], meta=("commit", "gpu"))  # a new metadata key
+    lines, bad = c.compare(old, new)
+    assert bad == 2
+    assert any("DIFFERS  reduce_2p20.csv: columns (missing ['us'], new ['ms']" in line for line in lines)
+    assert any("DIFFERS  flush.csv: metadata keys ['gpu']" in line for line in lines)
+    assert c.main([str(old), str(new)]) == 1
+    assert c.main([str(old), str(tmp_path / "none")]) == 2
