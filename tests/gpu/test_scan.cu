@@ -170,7 +170,7 @@ TEST_CASE("every stage and CUB scan both types and kinds at sizes around every t
         }
 }
 
-TEST_CASE("the bounds of scan --bounds copy their input exactly: any n, any alignment", "[scan]") {
+TEST_CASE("the bounds of scan --bounds copy their input exactly at any n and alignment", "[scan]") {
   REQUIRE(scan::bounds().size() == 3);
   for (const scan::ScanStage& s : scan::bounds())
     for (std::size_t n :
