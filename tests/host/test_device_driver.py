@@ -233,6 +233,9 @@ def test_dry_run_prints_each_step_and_its_commands():
     assert "--tool racecheck" in text and "--stages KEY" in text
     # one configure and one build for all the steps
     assert text.count("run: configure_for_device") == 1 and text.count("run: cmake --build") == 1
+    # the sanitizer's stages: those reduce --stages SANITIZE_STAGES --list names (default all)
+    assert "run: /tmp/build-device/reduction/reduce --stages all --list" in text
+    assert "reduce --stages 13,cub --list" in dry_run(["sanitize"], {"SANITIZE_STAGES": "13,cub"})
 
 
 # ---- the manifest's rows ------------------------------------------------------------------------
