@@ -18,7 +18,8 @@ With BUILD_DIR (the project's build directory), every program there is also aske
 
 usage: test_script_promises.py SOURCE_DIR [BUILD_DIR]
 Prints one line per failed case and "N passed, M failed" at the end; exit 1 when a case
-failed.
+failed. Under pytest (python3 -m pytest tests/host/test_script_promises.py) the cases run
+on this checkout, without a build, and one test fails naming the failed cases.
 """
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-SOURCE = Path(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]))
-BUILD = Path(os.path.abspath(sys.argv[2])) if len(sys.argv) > 2 else None
+ARGS = sys.argv[1:] if __name__ == "__main__" else []  # under pytest, argv is pytest's
+SOURCE = Path(os.path.abspath(ARGS[0] if ARGS else Path(__file__).resolve().parents[2]))
+BUILD = Path(os.path.abspath(ARGS[1])) if len(ARGS) > 1 else None
 REAL_PYTHON = sys.executable
 
 passed = 0
@@ -531,4 +533,12 @@ for f in failures:
     print("FAILED:", f)
 print(f"{invocations} invocations of the scripts replayed")
 print(f"{passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+
+
+def test_script_promises():
+    assert invocations > 100 and passed > 100, f"{invocations} invocations, {passed} checks passed"
+    assert not failures, "\n".join(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(1 if failures else 0)
