@@ -3,7 +3,8 @@
 of that name in OLD (or in OLD/history/, where earlier runs are kept; a profile/ export in
 OLD/ncu/ or, for the ncu_metrics tables, in OLD), and for a CSV, are its columns and its
 metadata keys the same? Sizes in a name (reduce_2p20) are matched against any committed
-size. The profiler's working files (reports and logs in profile/) are never committed and
+size, and metadata keys numbered per GPU or rank (gpu0, gpu1, rank0, ...) as one key
+whatever the count. The profiler's working files (reports and logs in profile/) are never committed and
 are listed as such.
 
     scripts/compare_result_files.py OLD NEW [--out FILE]
@@ -25,6 +26,13 @@ import output_files  # noqa: E402  the checked, whole-file write
 from result_files import ResultFileError, load  # noqa: E402
 
 SIZE = re.compile(r"2p\d+")
+PER_DEVICE = re.compile(r"^(gpu|rank)\d+$")  # one metadata key per GPU or rank: gpu0, gpu1, ...
+
+
+def keys(meta: dict[str, str]) -> set[str]:
+    """The metadata keys, a run's per-GPU and per-rank keys counted as one (runs on
+    different GPU counts carry the same metadata)."""
+    return {PER_DEVICE.sub(r"\1N", k) for k in meta}
 
 
 def counterpart(old: Path, rel: Path) -> Path | None:
@@ -64,8 +72,8 @@ def compare(old: Path, new: Path) -> tuple[list[str], int]:
                 lines.append(f"DIFFERS  {rel}: columns (missing {gone or 'none'}, new {extra or 'none'}, else order)")
                 bad += 1
                 continue
-            if set(a.meta) != set(b.meta):
-                lines.append(f"DIFFERS  {rel}: metadata keys {sorted(set(a.meta) ^ set(b.meta))}")
+            if keys(a.meta) != keys(b.meta):
+                lines.append(f"DIFFERS  {rel}: metadata keys {sorted(keys(a.meta) ^ keys(b.meta))}")
                 bad += 1
                 continue
             verdict = f"same {len(b.columns)} columns and {len(b.meta)} metadata keys"

@@ -204,8 +204,13 @@ def test_code_and_csv_changes_make_exactly_their_figures_stale():
         rc, out, err = run_script("--root", root)
         check("staleness: redrawing the copy succeeds", rc == 0, f"exit {rc}: {err}")
         check("staleness: after the redraw nothing is stale", stale(root) == set(), f"{stale(root)}")
+        # A figure drawn with this machine's renderer is rewritten only when stale; with another
+        # renderer (the committed figures' Pillow or FreeType differ) every redraw differs in
+        # its bytes, so only the stale figure's rewrite can be asked for.
+        same_renderer = diagrams.png_text((ROOT / "chapters" / "figures" / "reduction_tree.png").read_bytes()).get(
+            "Renderer") == diagrams.renderer_version()
         check("staleness: the redraw wrote the stale figures and left the rest", "wrote results/h200/ladder.png" in out
-              and "unchanged chapters/figures/reduction_tree.png" in out, out)
+              and (not same_renderer or "unchanged chapters/figures/reduction_tree.png" in out), out)
         (root / "chapters" / "figures" / "warp_shuffle_down.png").unlink()
         (root / "results" / "h200" / "access_banks.png").unlink()
         (root / "results" / "h100" / "sweep.csv").unlink()

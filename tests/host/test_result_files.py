@@ -205,3 +205,16 @@ def test_compare_result_files(tmp_path):
     assert any("DIFFERS  flush.csv: metadata keys ['gpu']" in line for line in lines)
     assert c.main([str(old), str(new)]) == 1
     assert c.main([str(old), str(tmp_path / "none")]) == 2
+
+
+def test_compare_counts_per_gpu_keys_as_one(tmp_path):
+    import compare_result_files as c
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    _csv(old / "multi_gpu.csv", ["gpus", "us"], meta=("commit", "gpu0", "gpu1", "gpu2", "gpu3"))
+    _csv(new / "multi_gpu.csv", ["gpus", "us"], meta=("commit", "gpu0", "gpu1"))
+    lines, bad = c.compare(old, new)
+    assert bad == 0, lines
+    _csv(new / "multi_gpu.csv", ["gpus", "us"], meta=("gpu0", "gpu1"))  # the commit line gone
+    lines, bad = c.compare(old, new)
+    assert bad == 1 and "metadata keys ['commit']" in lines[0]
