@@ -257,6 +257,7 @@ MANIFEST_EXCLUDED = [
      "profile.sh's per-item exports: the driver writes them into results/<gpu>/profile/ (its 'writes .../profile/'"
      " line), committed under results/h200/ncu/"),
     (r"^`scripts/nvcc|^`nvcc ", "compiled by hand"),
+    (r"^`ncu ", "Nsight Compute run by hand (its command line heads the file)"),
 ]
 # The command a result file records itself ('# command:'), written by the former script of a
 # step (access_ncu.csv/.txt), and that step.
