@@ -39,6 +39,7 @@ struct Options {
   std::string json;
   bool run_once = false;
   bool list = false;
+  bool bounds = false;
 };
 
 __global__ void fill_words(unsigned* p, std::size_t n, unsigned word) {
@@ -86,10 +87,12 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
   a.scratch_bytes = scratch.bytes();
   a.stream = stream;
   a.prefetch_tiles = row.plan.prefetch_tiles;
+  a.grid = row.plan.grid;
 
   // The outputs come back into host memory of their own type, and are checked there.
-  void* host_out = opt.type == ValueType::f32 && s.entry != Entry::copy ? static_cast<void*>(b.float_out.get())
-                                                                        : static_cast<void*>(b.int_out.get());
+  const bool copies = s.entry == Entry::copy || s.entry == Entry::bound;
+  void* host_out = opt.type == ValueType::f32 && !copies ? static_cast<void*>(b.float_out.get())
+                                                         : static_cast<void*>(b.int_out.get());
   common::RowMeasure measure(s.id);
   measure.checked([&] {
     fill_words<<<1024, 256, 0, stream>>>(b.out.get(), n, kPoisonBits);
@@ -99,7 +102,7 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return 0;
   });
-  if (s.entry == Entry::copy)
+  if (copies)
     row.verdict = check_copy(b.int_in.data(), b.int_out.get(), n);
   else if (opt.type == ValueType::i32)
     row.verdict = check_int_scan(b.int_in.data(), b.int_out.get(), n, opt.kind);
@@ -121,7 +124,7 @@ common::Record make_record(const Row& r, std::size_t n, const Options& opt, cons
   common::Record rec = {
       number_field("n", static_cast<double>(n)),
       text_field("type", type_name(opt.type)),
-      text_field("kind", s.entry == Entry::copy ? "-" : kind_name(opt.kind)),
+      text_field("kind", s.entry == Entry::copy || s.entry == Entry::bound ? "-" : kind_name(opt.kind)),
       text_field("key", stage_key(s)),
       text_field("id", s.id),
       text_field("title", s.title),
@@ -156,14 +159,17 @@ std::vector<common::Column> columns(bool many_sizes) {
 }
 
 // The rows: the selection, with the CUB row of the kind and the copy row added (what
-// vs-CUB and of-copy divide by) unless nothing is timed.
+// vs-CUB and of-copy divide by) unless nothing is timed; with --bounds, the bounds after
+// them.
 std::vector<const ScanStage*> rows_of(const Options& opt) {
   std::vector<const ScanStage*> rows = opt.selected;
   if (!opt.run_once)
     for (const ScanStage& s : registry())
       if (s.entry != Entry::stage && computes(s, opt.kind) && std::find(rows.begin(), rows.end(), &s) == rows.end())
         rows.push_back(&s);
-  std::sort(rows.begin(), rows.end());
+  std::sort(rows.begin(), rows.end());  // the registry's order
+  if (opt.bounds)
+    for (const ScanStage& s : bounds()) rows.push_back(&s);
   return rows;
 }
 
@@ -225,7 +231,7 @@ int run(const Options& opt) {
     double copy_us = NAN;
     double cub_us = NAN;
     for (std::size_t i = 0; i < rows.size(); ++i)
-      if (rows[i]->entry != Entry::stage) {
+      if (rows[i]->entry == Entry::cub || rows[i]->entry == Entry::copy) {
         done[i] = run_row(*rows[i], n, opt, b, device, stream.get(), flusher.get());
         const double us = done[i]->timed ? done[i]->timing.us.median : NAN;
         (rows[i]->entry == Entry::copy ? copy_us : cub_us) = us;
@@ -313,6 +319,10 @@ int scan_main(int argc, const char* const* argv) {
   common::add_output_options(args, opt.csv, opt.json, "every column");
   common::add_run_once_option(args, opt.run_once, "one checked launch of each row and nothing timed (for profilers)");
   args.flag("--list", "print the selected rows (key, id, title, source), tab-separated, and exit", &opt.list);
+  args.flag("--bounds",
+            "also run the bounds of scan/bounds.cu: copies through stage 06's shape (copy_stream, copy_tiles, "
+            "phases_tiles), each checked as a copy",
+            &opt.bounds);
   args.epilog(
       "Every row is checked on a poisoned output: int sums exactly, float sums within their order's error bound "
       "(scan/check.hpp). Exit codes: 0 all rows verified, 1 a row failed its check or a CUDA error occurred, 2 bad "

@@ -38,6 +38,7 @@ struct ScanArgs {
   std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;
   unsigned prefetch_tiles = 0;  // the plan's (stage 06)
+  unsigned grid = 0;            // the plan's (the bounds that size their grid by the device)
 };
 
 // The float error model of a stage: output i passes through at most
@@ -64,7 +65,9 @@ struct ScanPlan {
   unsigned prefetch_tiles = 0;
 };
 
-enum class Entry { stage, cub, copy };
+// A bound (scan/bounds.cu) copies its input through part of a stage's shape: checked as
+// a copy, run only by `scan --bounds`, never a scan.
+enum class Entry { stage, cub, copy, bound };
 
 struct ScanStage {
   Entry entry = Entry::stage;
@@ -85,6 +88,9 @@ bool computes(const ScanStage& s, ScanKind k);
 
 // Stages in ladder order, then cub_inclusive, cub_exclusive and copy.
 const std::vector<ScanStage>& registry();
+// The bounds of `scan --bounds` (scan/bounds.cu): kept apart from the registry, so no
+// selection of stages (all, baselines) runs them.
+const std::vector<ScanStage>& bounds();
 // A stage by number ("5", "05"), id, or baseline id; nullptr when none.
 const ScanStage* find_stage(const std::string& key);
 // A --stages value: keys, ranges of stage numbers (1-5), all, stages, baselines; throws

@@ -58,6 +58,21 @@ TEST_CASE("scan registry: six stages in order, then CUB's two rows and the copy"
   CHECK_THROWS_AS(scan::select_stages("cub"), common::UsageError);
 }
 
+TEST_CASE("scan bounds: three copies kept out of the registry and of every selection", "[scan]") {
+  const auto& b = scan::bounds();
+  REQUIRE(b.size() == 3);
+  CHECK(std::string(b[0].id) == "copy_stream");
+  CHECK(std::string(b[1].id) == "copy_tiles");
+  CHECK(std::string(b[2].id) == "phases_tiles");
+  for (const scan::ScanStage& s : b) {
+    CHECK(s.entry == scan::Entry::bound);
+    CHECK_FALSE(s.in_place);
+    CHECK(scan::find_stage(s.id) == nullptr);
+    CHECK_THROWS_AS(scan::select_stages(s.id), common::UsageError);
+  }
+  for (const scan::ScanStage* s : scan::select_stages("all")) CHECK(s->entry != scan::Entry::bound);
+}
+
 TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
   std::vector<unsigned> host(64);
   scan::ScanArgs a;

@@ -53,6 +53,9 @@ with tempfile.TemporaryDirectory() as tmp:
            absent=("cub_exclusive",))
     expect(s + ["--list", "--kind", "exclusive", "--stages", "4-5"], 0,
            out_needles=("04\tdecoupled_lookback", "cub_exclusive", "copy"), absent=("cub_inclusive", "03\t"))
+    expect(s + ["--list", "--stages", "6", "--bounds"], 0,
+           out_needles=("06\tprefetch_lookback", "copy_stream\t", "copy_tiles\t", "phases_tiles\t", "scan/bounds.cu"))
+    expect(s + ["--list"], 0, absent=("copy_tiles", "phases_tiles", "copy_stream"))
     for args, needle in [
         (["--n", "0"], "--n"),
         (["--n", "2^32"], "--n"),
@@ -63,6 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (["--type", "double"], "--type"),
         (["--kind", "both"], "--kind"),
         (["--stages", "7"], "unknown stage"),
+        (["--stages", "copy_tiles"], "unknown stage"),  # a bound is asked for with --bounds
         (["--stages", "5-3"], "range"),
         (["--stages", "cub_exclusive"], "cub_exclusive computes exclusive"),
         (["--kind", "exclusive", "--stages", "cub_inclusive"], "inclusive sums only"),
