@@ -8,7 +8,7 @@
 // Expect: wider loads issue 2 or 4 times fewer memory instructions for the same bytes;
 // once enough of them are in flight the DRAM is the limit and the widths meet. A 32-bit
 // index saves the instructions that carry the upper half of every 64-bit address and
-// comparison (scripts/device_access_patterns.sh dumps both with cuobjdump -sass), which
+// comparison (scripts/device.sh access dumps both with cuobjdump -sass), which
 // matters only where the kernel is short of issue slots, not when it waits on DRAM.
 // The 32-bit rows are correct for n <= 2^31 (i + stride stays below 2^32), the
 // program's limit.

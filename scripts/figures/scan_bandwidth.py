@@ -1,7 +1,7 @@
 """The scan ladder against CUB and the copy: effective bandwidth (bytes read and written per
 second) against n for the single-pass stages, CUB's DeviceScan::ExclusiveSum and the copy,
 int32 exclusive sums, one panel per GPU, from the committed sweeps
-(results/<gpu>/scan_int_exclusive.csv, scripts/device_scan.sh)."""
+(results/<gpu>/scan_int_exclusive.csv, scripts/device.sh scan)."""
 
 FIGURE = "scan_bandwidth.png"
 ABOUT = "scan: GB/s against n for stages 04-06, CUB and the copy, on the H200 and the H100"

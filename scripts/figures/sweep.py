@@ -1,6 +1,6 @@
 """The sweep as a plot: GB/s against n on log axes for the stages of sweep.csv and CUB,
 with the peak line, and the peers and the ceiling when their files sit beside it
-(scripts/device_peers.sh)."""
+(scripts/device.sh peers)."""
 
 FIGURE = "sweep.png"
 ABOUT = "GB/s against n for the swept stages, CUB, the peers and the ceiling"

@@ -4,7 +4,7 @@
 // from the file that includes this, checked against host references. Everything here has
 // internal linkage, so each file runs its own copy; the library's own functions are
 // whatever copy the linker keeps, which is the situation of a client with two .cu files.
-// scripts/sanitize_library.sh runs this binary under compute-sanitizer's four tools.
+// STEPS=sanitize scripts/device.sh library runs this binary under compute-sanitizer's four tools.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -416,7 +416,7 @@ TEST_CASE("the peer exchange between GPUs", "[multi_gpu][peer_store]") {
   if (multi_gpu::enable_peer_access({0, 1}).empty()) stress_exchange({0, 1, 1, 0}, 300, 9);
 }
 
-// Small enough for compute-sanitizer (scripts/device_multi_gpu.sh runs memcheck, racecheck,
+// Small enough for compute-sanitizer (scripts/device.sh multi_gpu runs memcheck, racecheck,
 // synccheck and initcheck over the tag [peer_sanitize]): one rank; every GPU present; two
 // ranks as streams of GPU 0, each its own test case. A tool that ran the ranks' kernels
 // one after another would make the exchange give up (3 s per launch here) and that case

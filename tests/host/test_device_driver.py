@@ -6,14 +6,19 @@
   none, so this holds on a GPU machine too) exits 3 with one sentence, before anything is
   built or written.
 - For every step, the files its --dry-run says it writes ("writes PATH" lines) are exactly
-  the files the older scripts write for that step. The expected names are written out
-  below from reading those scripts (scripts/device_check.sh and scripts/device_*.sh), not
-  from device.sh; a name missing from the driver, or one too many, fails the test.
+  the names written out below. They were read from the scripts the driver replaced (the
+  former scripts/device_*.sh, scripts/sanitize.sh and scripts/sanitize_library.sh, removed
+  when the driver took over their steps), not from device.sh; a name missing from the
+  driver, or one too many, fails the test.
 - Every row of results/MANIFEST.md for results/h200 (with its history/ and ncu/ folders)
-  and results/h200x4 that one of those scripts made is among the files the driver's
-  dry run of that step writes, with the environment the manifest names (TABLE_SIZES=30,
+  and results/h200x4 that a step made is among the files the driver's dry run of that
+  step writes, with the environment the manifest names (TABLE_SIZES=30,
   LAB_EXPERIMENTS=bulk, ...). Rows made by hand or by other tools are left out, each kind
   with its reason (MANIFEST_EXCLUDED).
+- Real runs on stand-in tools (nvidia-smi naming an H100, cmake, ctest, compute-sanitizer
+  and the programs): the files written are the files the dry run names, and the steps'
+  verdicts (warp_tools: hazards only in the volatile variant pass; one in a corrected
+  variant fails, naming it).
 
 usage: python3 -m pytest tests/host/test_device_driver.py
 """
@@ -96,6 +101,8 @@ def test_unknown_step_is_refused_and_nothing_is_written(args):
     (["--dry-run", "table"], {"DEVICE_GPU": "../x"}, "DEVICE_GPU '../x'"),
     (["--dry-run", "multi_gpu"], {"DEVICE_GPUS": "0"}, "DEVICE_GPUS '0'"),
     (["multi_gpu"], {"GPU_COUNTS": "1,two"}, "GPU_COUNTS '1,two'"),
+    (["sanitize"], {"SANITIZE_STAGES": "12,99"}, "SANITIZE_STAGES item '99'"),
+    (["--dry-run", "sanitize"], {"SANITIZE_STAGES": "12 13"}, "SANITIZE_STAGES item '12 13'"),
 ])
 def test_bad_environment_is_refused(args, env, needle):
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,7 +126,7 @@ def test_no_gpu_exits_3_before_building_or_writing(steps):
     assert tree_hash(ROOT / "results") == before
 
 
-# ---- (b) the dry run's files against the older scripts' ----------------------------------------
+# ---- (b) the dry run's files against the names of the scripts the driver replaced ---------------
 
 def dry_run(steps, env=None):
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,15 +151,15 @@ LAB = ["finish", "lastblock", "critical", "phases", "bulk", "shapes", "tiles", "
 MULTI = ({"topology.txt", "nccl_transports.txt", "multi_gpu_test.txt", "multi_gpu_mpi_test.txt",
           "multi_gpu_sanitize.txt"} | _pair("multi_gpu", "multi_gpu_mpi", "multi_gpu_mpi_net"))
 
-# What each older script writes, read from it (default environment, <gpu> = h200), per
+# What each former script wrote, read from it (default environment, <gpu> = h200), per
 # step of device.sh: FOLDER -> names, relative to results/h200 unless a folder is given.
 EXPECTED = {
-    # scripts/device_check.sh, step by step
+    # the former scripts/device_check.sh, step by step
     "build": {"build.log"},
     "test": {"ctest.txt"},
     "table": _pair("reduce_2p24", "reduce_2p28"),  # TABLE_SIZES "24 28"
     "sweep": _pair("sweep"),
-    "sanitize": {"sanitize.txt"},  # scripts/sanitize.sh --out OUT/sanitize.txt
+    "sanitize": {"sanitize.txt"},  # the former scripts/sanitize.sh --out OUT/sanitize.txt
     # scripts/profile.sh --out OUT/profile (its reports and exports), then the three tables copied
     "profile": {"profile/"} | _pair("ncu_metrics", "ncu_metrics_mixed_precision", "ncu_metrics_occupancy"),
     "flush": _pair("reduce_2p28_write_flush", "reduce_2p30_write_flush"),
@@ -160,24 +167,24 @@ EXPECTED = {
     "arch": {"build_arch_80.log", "ctest_gpu_arch_80.txt", "build_arch_80-virtual.log",
              "ctest_gpu_arch_80-virtual.txt"},  # ARCHS "80 80-virtual"
     "ab": {"build_ab.log", "history/ab_base.csv"},  # AB_TAG base
-    # scripts/device_peers.sh
+    # the former scripts/device_peers.sh
     "peers": _pair("peers_ceiling", "peers_cub_modes", "peers_torch_cupy"),
-    # scripts/device_library.sh (its build step is the driver's build) and scripts/sanitize_library.sh
+    # the former scripts/device_library.sh (its build step is the driver's build) and sanitize_library.sh
     "library": {"library_ctest.txt", "sanitize_library.txt", "sanitize_library/"} | _pair("library_sweep"),
-    # scripts/device_mixed_precision.sh: the tables have no .txt; the log holds the printout
+    # the former scripts/device_mixed_precision.sh: the tables have no .txt; the log holds the printout
     "mixed_precision": {"mixed_precision_2p24.csv", "mixed_precision_2p28.csv", "mixed_precision_device.txt"},
-    # scripts/device_occupancy.sh
+    # the former scripts/device_occupancy.sh
     "occupancy": {"occupancy_01_summary.txt", "occupancy_device.txt"}
     | _pair("occupancy_02_resource_usage", "occupancy_03_sweep"),
-    # scripts/device_warp_tools.sh
+    # the former scripts/device_warp_tools.sh
     "warp_tools": _pair("experiment_warp_tools", "racecheck_volatile_warp"),
-    # scripts/device_access_patterns.sh
+    # the former scripts/device_access_patterns.sh
     "access": _pair(*(f"access_{p}" for p in ACCESS), "access_ncu")
     | {"access_sass_index.txt", "access_stride.png", "access_banks.png", "access_device.txt"},
-    # scripts/device_histogram.sh
+    # the former scripts/device_histogram.sh
     "histogram": _pair("histogram_256", "histogram_4096", "histogram_torch")
     | {"histogram_sanitize.txt", "histogram_device.txt"},
-    # scripts/device_scan.sh
+    # the former scripts/device_scan.sh
     "scan": _pair("scan_int_inclusive", "scan_int_exclusive", "scan_float_inclusive", "scan_torch")
     | {"scan_tests.txt", "scan_sanitize.txt"},
 }
@@ -194,14 +201,14 @@ def test_every_step_is_in_the_table():
 
 
 @pytest.mark.parametrize("step", sorted(EXPECTED))
-def test_dry_run_writes_what_the_old_scripts_write(step):
+def test_dry_run_writes_what_the_former_scripts_wrote(step):
     env = {"AB_BASE": str(ROOT)} if step == "ab" else {}
     assert written([step], env) == expected_paths(step)
 
 
 @pytest.mark.parametrize("gpus", [1, 2, 4])
 def test_dry_run_multi_gpu(gpus):
-    # scripts/device_multi_gpu.sh: results/<gpu>x<N> with N GPUs, results/<gpu> and _1gpu with one
+    # the former scripts/device_multi_gpu.sh: results/<gpu>x<N> with N GPUs, results/<gpu> and _1gpu with one
     # (all but topology.txt, which it names alike in both cases).
     if gpus == 1:
         want = {f"results/h200/{n if n == 'topology.txt' else n.replace('.', '_1gpu.', 1)}" for n in MULTI}
@@ -226,17 +233,23 @@ def test_dry_run_prints_each_step_and_its_commands():
     assert "--tool racecheck" in text and "--stages KEY" in text
     # one configure and one build for all the steps
     assert text.count("run: configure_for_device") == 1 and text.count("run: cmake --build") == 1
+    # the sanitizer's stages: those reduce --stages SANITIZE_STAGES --list names (default all)
+    assert "run: /tmp/build-device/reduction/reduce --stages all --list" in text
+    assert "reduce --stages 13,cub --list" in dry_run(["sanitize"], {"SANITIZE_STAGES": "13,cub"})
 
 
 # ---- the manifest's rows ------------------------------------------------------------------------
 
-# Rows that no step of the older scripts wrote under that name, and why they are left out.
+# Rows that no step wrote under that name, and why they are left out.
 MANIFEST_EXCLUDED = [
     (r"^by hand", "made by hand (the commands head the file or the manifest names them)"),
     (r"^an earlier or A/B run kept in history/", "an older file renamed into history/ by hand"),
-    (r"^`scripts/sanitize\.sh STAGES", "scripts/sanitize.sh over chosen stages with a file name given by hand"),
+    (r"^`SANITIZE_STAGES=STAGES scripts/device\.sh sanitize`", "the sanitize step over chosen stages, its file"
+     " renamed by hand"),
     (r"^`scripts/plot\.py", "drawn by scripts/plot.py from the CSVs, not by a device script"),
     (r"^`scripts/run_doc_commands\.py", "written by scripts/run_doc_commands.py"),
+    (r"^`scripts/compare_result_files\.py", "a run's files compared with the committed ones by"
+     " scripts/compare_result_files.py"),
     (r"^`reduce ", "a runner command line run by hand"),
     (r"^`scripts/profile\.sh --program reduce --n 2\^24 14,16,18`",
      "scripts/profile.sh over chosen stages, by hand (ncu_metrics_stage18)"),
@@ -244,12 +257,12 @@ MANIFEST_EXCLUDED = [
      "profile.sh's per-item exports: the driver writes them into results/<gpu>/profile/ (its 'writes .../profile/'"
      " line), committed under results/h200/ncu/"),
     (r"^`scripts/nvcc|^`nvcc ", "compiled by hand"),
+    (r"^`ncu ", "Nsight Compute run by hand (its command line heads the file)"),
 ]
-DEVICE_SCRIPT_STEP = {"device_access_patterns.sh": "access", "device_mixed_precision.sh": "mixed_precision",
-                      "device_occupancy.sh": "occupancy", "device_warp_tools.sh": "warp_tools",
-                      "device_histogram.sh": "histogram", "device_scan.sh": "scan", "device_peers.sh": "peers",
-                      "device_library.sh": "library", "device_multi_gpu.sh": "multi_gpu"}
-# The console log scripts/device_multi_gpu.sh kept only in its OUT (the folder a device
+# The command a result file records itself ('# command:'), written by the former script of a
+# step (access_ncu.csv/.txt), and that step.
+RECORDED_COMMAND_STEP = {"scripts/device_access_patterns.sh": "access"}
+# The console log the former scripts/device_multi_gpu.sh kept in its OUT (the folder a device
 # machine hands back, not a results folder); the driver prints it and packs files into PACK.
 MULTI_GPU_CONSOLE = "device_multi_gpu.log"
 
@@ -272,13 +285,12 @@ def step_and_env(made_by):
     for pattern, _reason in MANIFEST_EXCLUDED:
         if re.search(pattern, made_by):
             return None
-    m = re.match(r"^`((?:[A-Z_]+=\S+ )*)scripts/device_check\.sh (\w+)`", made_by)
+    m = re.search(r"`((?:[A-Z_]+=\S+ )*)scripts/device\.sh (\w+)`", made_by)
     if m:
-        env = dict(kv.split("=", 1) for kv in m.group(1).split())
-        return ("lab" if m.group(2) == "experiments" else m.group(2)), env
-    m = re.search(r"scripts/(device_\w+\.sh)", made_by)
+        return m.group(2), dict(kv.split("=", 1) for kv in m.group(1).split())
+    m = re.match(r"^`(scripts/device_\w+\.sh): ", made_by)
     if m:
-        return DEVICE_SCRIPT_STEP[m.group(1)], {}
+        return RECORDED_COMMAND_STEP[m.group(1)], {}
     m = re.match(r"^`scripts/profile\.sh --program (reduce --n 2\^24 all|mixed_precision --n 2\^24 all|occupancy)", made_by)
     if m:
         return "profile", {}
@@ -315,7 +327,7 @@ def test_manifest_rows_are_written_by_the_driver():
                 ok = path in announced
             if not ok:
                 missing.append(f"{path} ({step}, {dict(env)})")
-    assert not missing, "files the older scripts wrote that the driver does not: " + ", ".join(missing)
+    assert not missing, "files the manifest's steps made that the driver does not write: " + ", ".join(missing)
 
 
 # ---- a real run on stand-ins: the files written are the files the dry run names ----------------
@@ -324,7 +336,7 @@ FAKE_PROGRAM = r'''#!/bin/sh
 # A stand-in for the project's programs: --list prints two registry rows, --csv writes a table;
 # each call is logged in FAKE_LOG.
 echo "$(basename "$0") $*" >>"$FAKE_LOG"
-case " $* " in # the refusals device_occupancy.sh expects
+case " $* " in # the refusals the occupancy step expects
   *" --block 2048 "* | *" --grid 20000 "* | *" --blocks 2048 "* | *" --per-sm 64 "* | *" 2^36 "*)
     echo "$(basename "$0"): refused." >&2
     exit 2 ;;
@@ -368,7 +380,14 @@ exec "$@"
 tool=$2; shift 2
 while [ "${1#--}" != "$1" ]; do shift 2; done
 "$@" || exit $?
-if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+if [ "$tool" = racecheck ]; then
+  # hazards: FAKE_VOLATILE_HAZARDS and FAKE_SYNCWARP_HAZARDS for those variants, else none
+  case " $* " in
+    *" --variant volatile "*) h=${FAKE_VOLATILE_HAZARDS:-0} ;;
+    *" --variant syncwarp "*) h=${FAKE_SYNCWARP_HAZARDS:-0} ;;
+    *) h=0 ;;
+  esac
+  echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
 else echo "========= ERROR SUMMARY: 0 errors"; fi
 ''',
     # configure: a build system, lab/list.txt and every program the steps below run; --build: nothing to do
@@ -415,7 +434,7 @@ def test_real_run_of_the_logged_steps_on_stand_ins():
         announced = written(steps, {"OUT": str(out), "BUILD_DIR": str(build)})
         torch = subprocess.run(["python3", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
                                capture_output=True).returncode == 0
-        if not torch:  # the histogram step skips torch.bincount, saying so, as device_histogram.sh does
+        if not torch:  # the histogram step skips torch.bincount, saying so
             announced -= {f"{out}/histogram_torch.csv", f"{out}/histogram_torch.txt"}
             assert "torch with CUDA is not installed here" in r.stdout
         on_disk = {str(p) for p in out.rglob("*") if p.is_file()}
@@ -430,6 +449,44 @@ def test_real_run_of_the_logged_steps_on_stand_ins():
                              "syncwarp,0,0,0,ok,0", "shuffle,0,0,0,ok,0"]
         hist = (out / "histogram_sanitize.txt").read_text()
         assert hist.count("--- ") == 6 and hist.count("ERROR SUMMARY: 0 errors") == 4 and hist.count("RACECHECK SUMMARY") == 2
+
+
+@pytest.mark.parametrize("syncwarp_hazards", [0, 2])
+def test_warp_tools_verdicts_on_stand_ins(syncwarp_hazards):
+    """Hazards in the volatile variant are the finding (exit 0); one in a corrected variant fails
+    the step (exit 1), naming the variant and its summary."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build = tmp / "out", tmp / "build"
+        env = stand_ins(tmp, out, build, FAKE_VOLATILE_HAZARDS="5", FAKE_SYNCWARP_HAZARDS=str(syncwarp_hazards))
+        r = run_driver(["warp_tools"], env)
+        assert r.returncode == (1 if syncwarp_hazards else 0), r.stdout[-3000:] + r.stderr
+        failed = [line for line in r.stdout.splitlines() if line.startswith("FAILED")]
+        if syncwarp_hazards:
+            assert len(failed) == 1 and failed[0].startswith("FAILED: the corrected syncwarp variant must give 0") \
+                and "2 hazards displayed" in failed[0], failed
+        else:
+            assert failed == [], failed
+        assert sorted(p.name for p in out.iterdir()) == ["experiment_warp_tools.csv", "experiment_warp_tools.txt",
+                                                         "racecheck_volatile_warp.csv", "racecheck_volatile_warp.txt"]
+        h = syncwarp_hazards
+        rows = (out / "racecheck_volatile_warp.csv").read_text().splitlines()
+        assert rows[-4:] == ["key,hazards,errors,warnings,sum_check,exit_code", "volatile,5,5,0,ok,0",
+                             f"syncwarp,{h},{h},0,ok,0", "shuffle,0,0,0,ok,0"], rows
+        text = (out / "racecheck_volatile_warp.txt").read_text()
+        for needle in ("# volatile: RACECHECK SUMMARY: 5 hazards displayed (5 errors, 0 warnings)",
+                       f"# syncwarp: RACECHECK SUMMARY: {h} hazards", "--tool racecheck",
+                       "volatile_last_warp --variant volatile", "volatile_last_warp --variant shuffle"):
+            assert needle in text, (needle, text)
+
+
+def test_warp_tools_without_compute_sanitizer_fails_saying_so():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out, build = tmp / "out", tmp / "build"
+        r = run_driver(["warp_tools"], stand_ins(tmp, out, build, COMPUTE_SANITIZER=str(tmp / "none")))
+        assert r.returncode == 1 and "FAILED: compute-sanitizer was not found" in r.stdout, r.stdout[-3000:] + r.stderr
+        assert not (out / "racecheck_volatile_warp.csv").exists() and not (out / "racecheck_volatile_warp.txt").exists()
 
 
 def test_real_run_of_multi_gpu_on_stand_ins():

@@ -59,11 +59,11 @@ def test_recorded_commit_and_command(repo):
     r = run(repo)
     assert r.returncode == 0, r.stderr
     csv = row(repo, "h200/reduce_2p24.csv")
-    assert "`0123456789ab`" in csv and "`TABLE_SIZES=24 scripts/device_check.sh table`" in csv
+    assert "`0123456789ab`" in csv and "`TABLE_SIZES=24 scripts/device.sh table`" in csv
     assert made not in csv, "a file that records its commit is shown with that commit only"
     assert "`0123456789ab` (its CSV's: committed with it)" in row(repo, "h200/reduce_2p24.txt")
     ctest = row(repo, "h200/ctest.txt")
-    assert f"not recorded (committed in `{made}`)" in ctest and "`scripts/device_check.sh test`" in ctest
+    assert f"not recorded (committed in `{made}`)" in ctest and "`scripts/device.sh test`" in ctest
     assert "3 files: 1 record their commit, 1 take their CSV's, 1 record none." in (
         repo / "results/MANIFEST.md").read_text()
     assert run(repo, "--check").returncode == 0
@@ -77,7 +77,7 @@ def test_command_line_and_header_text(repo):
     assert "| `reduce --n 2^20` | `abcdef1234` |" in row(repo, "h200/extra.csv")
     assert "`4d1aed3` (in its header)" in row(repo, "h200/sass_x.txt")
     ab = row(repo, "h200/history/ab_z.csv")  # "ab" names no commit: not shown as one
-    assert "`AB_TAG=z scripts/device_check.sh ab`" in ab and "not recorded (`ab` in the file; committed in" in ab
+    assert "`AB_TAG=z scripts/device.sh ab`" in ab and "not recorded (`ab` in the file; committed in" in ab
 
 
 def test_table_committed_apart_from_its_csv(repo):

@@ -18,7 +18,8 @@ With BUILD_DIR (the project's build directory), every program there is also aske
 
 usage: test_script_promises.py SOURCE_DIR [BUILD_DIR]
 Prints one line per failed case and "N passed, M failed" at the end; exit 1 when a case
-failed.
+failed. Under pytest (python3 -m pytest tests/host/test_script_promises.py) the cases run
+on this checkout, without a build, and one test fails naming the failed cases.
 """
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-SOURCE = Path(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]))
-BUILD = Path(os.path.abspath(sys.argv[2])) if len(sys.argv) > 2 else None
+ARGS = sys.argv[1:] if __name__ == "__main__" else []  # under pytest, argv is pytest's
+SOURCE = Path(os.path.abspath(ARGS[0] if ARGS else Path(__file__).resolve().parents[2]))
+BUILD = Path(os.path.abspath(ARGS[1])) if len(ARGS) > 1 else None
 REAL_PYTHON = sys.executable
 
 passed = 0
@@ -128,7 +130,7 @@ stand_in("nvidia-smi", 'echo "NVIDIA-SMI has failed because it could not communi
                        'exit 9\n')
 # cmake with a cache: -D values are kept in BUILD/CMakeCache.txt until --fresh; a bogus
 # CMAKE_CUDA_ARCHITECTURES in the cache fails the configure (after writing the cache, as
-# CMake does). --build makes a runner that finds no GPU.
+# CMake does). --build makes a runner that finds no GPU, where there is no runner yet.
 stand_in("cmake", r'''
 echo "cmake $*" >> "$STATE/calls.log"
 # Nothing is written outside the test's folder, whatever a script asks for.
@@ -141,6 +143,7 @@ inside() {
 if [ "$1" = --build ]; then
   inside "$2" || { echo "stand-in cmake: not building outside the test's folder ($2)" >&2; exit 1; }
   mkdir -p "$2/reduction"
+  [ -x "$2/reduction/reduce" ] && exit 0
   printf '#!/bin/sh\necho "reduce: No CUDA device was found: this program needs an NVIDIA GPU and its driver." >&2\nexit 3\n' > "$2/reduction/reduce"
   chmod +x "$2/reduction/reduce"
   exit 0
@@ -289,66 +292,45 @@ try:
     check((kept / "keep.txt").read_text() == "mine\n" and (kept / "build.ninja").exists(),
           "a failed reconfigure keeps the user's file and the build system")
 
-    # ---- 2. The device scripts: exit 3 with no GPU, nothing built or written -------------
-    device_scripts = [["device_check.sh"], ["device_check.sh", "table"], ["device_check.sh", "build", "test", "table"],
-                      ["device_check.sh", "sweep", "flush", "lab"],
-                      ["device_check.sh", "experiments"], ["device_library.sh"], ["device_peers.sh"],
-                      ["device_multi_gpu.sh"], ["device_mixed_precision.sh"], ["device_occupancy.sh"],
-                      ["device_access_patterns.sh"], ["device_scan.sh"], ["device_histogram.sh"],
-                      ["device.sh"], ["device.sh", "table"],
-                      ["device.sh", "build", "test", "table", "sweep", "sanitize", "profile", "flush", "lab", "arch",
-                       "peers", "library", "mixed_precision", "occupancy", "warp_tools", "access", "histogram", "scan",
-                       "multi_gpu"]]
-    for argv in device_scripts:
+    # ---- 2. The device driver: exit 3 with no GPU, nothing built or written ---------------
+    device_runs = [["device.sh"], ["device.sh", "table"], ["device.sh", "build", "test", "table"],
+                   ["device.sh", "sweep", "flush", "lab"], ["device.sh", "sanitize"], ["device.sh", "library"],
+                   ["device.sh", "peers"], ["device.sh", "multi_gpu"], ["device.sh", "warp_tools"],
+                   ["device.sh", "access"],
+                   ["device.sh", "build", "test", "table", "sweep", "sanitize", "profile", "flush", "lab", "arch",
+                    "peers", "library", "mixed_precision", "occupancy", "warp_tools", "access", "histogram", "scan",
+                    "multi_gpu"]]
+    for argv in device_runs:
         case("no GPU", argv, 3, needle=NO_GPU)
         case("no GPU, BUILD_DIR=build", argv, 3, env={"BUILD_DIR": "build"}, needle=NO_GPU)
         case("no GPU, OUT=results/h200", argv, 3, env={"OUT": "results/h200", "BUILD_DIR": str(sandbox / "b")},
              needle=NO_GPU)
-    case("no GPU", ["device_access_patterns.sh", "results/h200"], 3, needle=NO_GPU)
-    # device_warp_tools.sh builds nothing: with its programs there, exit 3; without, 2.
-    warp_build = sandbox / "warp_build"
-    (warp_build / "lab").mkdir(parents=True)
-    for p in ("warp_tools", "volatile_last_warp"):
-        (warp_build / "lab" / p).write_text("#!/bin/sh\necho \"$0: No CUDA device was found.\" >&2\nexit 3\n")
-        (warp_build / "lab" / p).chmod(0o755)
     sanitizer = sandbox / "compute-sanitizer"
     sanitizer.write_text("#!/bin/sh\nexit 0\n")
     sanitizer.chmod(0o755)
-    case("no GPU", ["device_warp_tools.sh"], 3, env={"BUILD_DIR": str(warp_build), "COMPUTE_SANITIZER": str(sanitizer)},
-         needle=NO_GPU)
-    case("no build", ["device_warp_tools.sh"], 2, env={"BUILD_DIR": str(sandbox / "none")}, needle="was not found")
-    # Their bad inputs: exit 2 first, whatever the GPU.
+    # Its bad inputs: exit 2 first, whatever the GPU.
     for argv, env, needle in [
-        (["device_check.sh", "bogus"], {}, "unknown step 'bogus'"),
-        (["device_check.sh", "table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
-        (["device_check.sh", "arch"], {"ARCHS": "sm_bogus"}, "ARCHS item 'sm_bogus'"),
-        (["device_check.sh", "lab"], {"LAB_EXPERIMENTS": "finish ../x"}, "LAB_EXPERIMENTS item '../x'"),
-        (["device_check.sh", "experiments"], {"EXPERIMENTS": "../x"}, "LAB_EXPERIMENTS item '../x'"),
-        (["device_check.sh", "ab"], {}, "AB_BASE"),
-        (["device_check.sh", "ab"], {"AB_BASE": str(sandbox / "notbuild")}, "AB_BASE"),
-        (["device_check.sh"], {"OUT": str(user_file)}, "is not a directory"),
-        (["device_check.sh"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
-        (["device_check.sh"], {"JOBS": "abc"}, "JOBS 'abc'"),
-        (["device_library.sh"], {"STEPS": "build bogus"}, "unknown step 'bogus'"),
-        (["device_library.sh", "extra"], {}, "takes no arguments"),
-        (["device_library.sh"], {"OUT": "/dev/null"}, "is not a directory"),
-        (["device_peers.sh", "extra"], {}, "takes no arguments"),
-        (["device_peers.sh"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
-        (["device_multi_gpu.sh", "extra"], {}, "takes no arguments"),
-        (["device_multi_gpu.sh"], {"OUT": str(read_only)}, "is not a directory"),
-        (["device_mixed_precision.sh", "extra"], {}, "takes no arguments"),
-        (["device_mixed_precision.sh"], {"SANITIZE_SIZES": "0"}, "SANITIZE_SIZES item '0'"),
-        (["device_occupancy.sh"], {"OUT": str(user_file / "sub")}, "is not a directory"),
-        (["device_access_patterns.sh", "a", "b"], {}, "one argument at most"),
-        (["device_access_patterns.sh", str(user_file)], {}, "is not a directory"),
-        (["device_warp_tools.sh", "extra"], {}, "takes no arguments"),
         (["device.sh", "bogus"], {}, "unknown step 'bogus'"),
+        (["device.sh", "experiments"], {}, "unknown step 'experiments'"),
         (["device.sh", "table"], {"TABLE_SIZES": "24 x"}, "TABLE_SIZES item 'x'"),
+        (["device.sh", "arch"], {"ARCHS": "sm_bogus"}, "ARCHS item 'sm_bogus'"),
+        (["device.sh", "lab"], {"LAB_EXPERIMENTS": "finish ../x"}, "LAB_EXPERIMENTS item '../x'"),
+        (["device.sh", "lab"], {"EXPERIMENTS": "../x"}, "LAB_EXPERIMENTS item '../x'"),
         (["device.sh", "ab"], {}, "AB_BASE"),
+        (["device.sh", "ab"], {"AB_BASE": str(sandbox / "notbuild")}, "AB_BASE"),
+        (["device.sh", "sanitize"], {"SANITIZE_STAGES": "12,99"}, "SANITIZE_STAGES item '99'"),
         (["device.sh"], {"OUT": str(user_file)}, "is not a directory"),
+        (["device.sh", "occupancy"], {"OUT": str(user_file / "sub")}, "is not a directory"),
+        (["device.sh", "library"], {"OUT": "/dev/null"}, "is not a directory"),
+        (["device.sh", "access"], {"OUT": str(user_file)}, "is not a directory"),
+        (["device.sh", "multi_gpu"], {"RESULTS_DIR": str(read_only)}, "is not a directory"),
+        (["device.sh", "table"], {"PACK": str(user_file)}, "is not a directory"),
         (["device.sh"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
+        (["device.sh", "peers"], {"BUILD_DIR": str(user_file)}, "is not a directory"),
+        (["device.sh"], {"JOBS": "abc"}, "JOBS 'abc'"),
         (["device.sh", "library"], {"STEPS": "bogus"}, "unknown library step 'bogus'"),
         (["device.sh", "mixed_precision"], {"SANITIZE_SIZES": "0"}, "SANITIZE_SIZES item '0'"),
+        (["device.sh", "multi_gpu"], {"GPU_COUNTS": "1,two"}, "GPU_COUNTS '1,two'"),
     ]:
         case("bad input", argv, 2, env=env, needle=needle)
 
@@ -366,17 +348,18 @@ try:
         'echo "01 reduce table"\n')
     (table_build / "reduction" / "reduce").chmod(0o755)
     h100 = repo / "results" / "h100"
-    case("a GPU: device_check.sh table", ["device_check.sh", "table"], 0, env={**with_gpu, "TABLE_SIZES": "20",
-         "BUILD_DIR": str(table_build)}, writes=(h100 / "reduce_2p20.csv", h100 / "reduce_2p20.txt"))
+    case("a GPU: device.sh table", ["device.sh", "table"], 0, env={**with_gpu, "TABLE_SIZES": "20",
+         "BUILD_DIR": str(table_build)}, writes=(h100 / "reduce_2p20.csv", h100 / "reduce_2p20.txt", table_build),
+         tools=True)
     check((h100 / "reduce_2p20.txt").read_text() == "01 reduce table\n" and
           (h100 / "reduce_2p20.csv").read_text() == "key,gbs\n01,1\n",
-          "device_check.sh table on an H100 writes results/h100/reduce_2p20.csv and .txt")
-    case("a GPU: a failed build", ["device_occupancy.sh"], 1, env={**with_gpu, "BUILD_DIR": str(sandbox / "ob"),
-         "CMAKE_ARGS": "-DCMAKE_CUDA_ARCHITECTURES=bogus"}, writes=(h100 / "occupancy_device.txt",), tools=True,
-         one_sentence=False)
-    log = (h100 / "occupancy_device.txt").read_text() if (h100 / "occupancy_device.txt").exists() else ""
-    check("=== build" in log and "configuring" in log,
-          f"device_occupancy.sh's log is in place, whole, when it exits: {log[-300:]!r}")
+          "device.sh table on an H100 writes results/h100/reduce_2p20.csv and .txt")
+    # A failed build: exit 1, no step runs, nothing written (the folders the configure made removed).
+    code, out, _ = case("a GPU: a failed build", ["device.sh", "occupancy"], 1, env={
+        **with_gpu, "BUILD_DIR": str(sandbox / "ob"), "CMAKE_ARGS": "-DCMAKE_CUDA_ARCHITECTURES=bogus"}, tools=True,
+        one_sentence=False)
+    check("the build failed" in out and "no step ran" in out and "=== occupancy" not in out,
+          f"device.sh stops after a failed build, saying so: {out[-300:]!r}")
 
     # ---- 3. No tracebacks: outputs that cannot be written -------------------------------
     a, b = str(sandbox / "results" / "a.csv"), str(sandbox / "results" / "b.csv")
@@ -418,7 +401,7 @@ try:
                          (["--timeout", "soon"], "--timeout 'soon'"), (["--repeat", "3"], "--repeat '3'"),
                          (["host"], "is not a ctest option")]:
         case("test.sh", ["test.sh", *args], 2, env={"BUILD_DIR": str(sandbox / "tb")}, needle=needle)
-    for script in ("sanitize.sh", "profile.sh", "book.sh"):
+    for script in ("profile.sh", "book.sh"):
         case(script, [script, "--bogus"], 2, needle="unknown option '--bogus'")
     # book.sh: bad usage, and nothing installed or built under REDUCTION_NO_INSTALL.
     case("book.sh two options", ["book.sh", "--serve", "--setup"], 2, needle="one option at most")
@@ -434,11 +417,9 @@ try:
     check((staging / "index.md").is_file() and (staging / "chapters" / "14_tagged_slots.md").is_file()
           and (staging / "reduction" / "14_tagged_slots.cu.md").is_file(),
           "book.py stages the README as index.md, the chapters and the source files they link to")
-    case("sanitize.sh --out", ["sanitize.sh", "--out", "/dev/full"], 2, needle="is not a regular file")
-    case("sanitize.sh --logs", ["sanitize.sh", "--logs", str(user_file)], 2, needle="is not a directory")
     case("profile.sh --out", ["profile.sh", "--out", str(user_file), "--build", str(stand_in_build(sandbox / "pb"))],
          2, needle="is not a directory")
-    # The two GPU scripts that take a build: exit 3 before their folders or files exist.
+    # profile.sh, which takes a build: exit 3 before its folders or files exist.
     listing_build = sandbox / "listing_build"
     (listing_build / "reduction").mkdir(parents=True)
     (listing_build / "reduction" / "reduce").write_text(
@@ -447,9 +428,6 @@ try:
     (listing_build / "reduction" / "reduce").chmod(0o755)
     case("profile.sh no GPU", ["profile.sh", "13", "--build", str(listing_build), "--out", str(sandbox / "prof")], 3,
          env={"NCU": str(sanitizer)}, needle=NO_GPU)
-    case("sanitize.sh no GPU", ["sanitize.sh", "13", "--build", str(listing_build), "--out", str(sandbox / "s.txt"),
-                                "--logs", str(sandbox / "logs")], 3, env={"COMPUTE_SANITIZER": str(sanitizer)},
-         needle="No CUDA device")
     for argv in (["plot.py"], ["plot_access.py"], ["compare_bits.py", a, b], ["diagrams.py"], ["update_docs.py"],
                  ["run_doc_commands.py"], ["ncu_table.py", "stage=export.csv"], ["prose_words.py"], ["book.py"]):
         case(f"{argv[0]} --bogus", [*argv, "--bogus"], 2, needle="--bogus")
@@ -466,13 +444,6 @@ try:
         target = sandbox / ("c" * length)
         case(f"a {length}-byte figure folder", ["plot_access.py", "--results", str(repo / "results" / "h200"),
                                                "--out", str(target)], 0, writes=(target,), one_sentence=False)
-    # sanitize_library.sh refuses before it makes a folder.
-    case("sanitize_library --build", ["sanitize_library.sh", str(sandbox / "DIR"), "--build", str(sandbox / "none")],
-         2, needle="--build")
-    case("sanitize_library deep", ["sanitize_library.sh", str(sandbox / "none" / "x" / "y")], 2, needle="--build")
-    case("sanitize_library file", ["sanitize_library.sh", str(user_file / "x")], 2, needle="is not a directory")
-    case("sanitize_library --timeout", ["sanitize_library.sh", str(sandbox / "DIR"), "--timeout", "0"], 2,
-         needle="--timeout '0'")
     # run_doc_commands.py wants a build directory.
     case("run_doc_commands missing", ["run_doc_commands.py", "--check-programs", str(sandbox / "none")], 2,
          needle="is not a directory")
@@ -562,4 +533,12 @@ for f in failures:
     print("FAILED:", f)
 print(f"{invocations} invocations of the scripts replayed")
 print(f"{passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+
+
+def test_script_promises():
+    assert invocations > 100 and passed > 100, f"{invocations} invocations, {passed} checks passed"
+    assert not failures, "\n".join(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(1 if failures else 0)

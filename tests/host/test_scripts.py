@@ -12,7 +12,6 @@ they were called, so every path through the scripts can be taken on any machine.
   scripts/run_all.sh   never asks for the tests (AUTO), so it needs no test framework
   scripts/common.sh    configures every run; a failed configure leaves nothing that
                        breaks the next run; PRESET picks a preset and its directory
-  scripts/sanitize.sh  takes stages as arguments, as profile.sh does
   scripts/run_doc_commands.py  refuses a bad --out or --timeout before running anything
   scripts/output_files.py      the checks and the writing the other scripts share
 
@@ -314,43 +313,6 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     check(rc != 0 and "PRESET 'nosuch' is not a configure preset" in err and "ci" in err,
           f"an unknown PRESET is named: exit {rc}: {err.strip()}")
     m.close()
-
-# --- sanitize.sh: stages as arguments ---------------------------------------------------
-def test_sanitize_sh_stages_as_arguments():
-
-    with tempfile.TemporaryDirectory() as tmp:
-        build = os.path.join(tmp, "build")
-        os.makedirs(os.path.join(build, "reduction"))
-        write_exe(os.path.join(build, "reduction", "reduce"), r'''
-    if [ "$*" = --list ]; then
-      printf '12\tvectorized\tstage\tx\ty\tz\n13\tlast_block\tstage\tx\ty\tz\ncub\tcub\tbaseline\tx\ty\tz\n'
-      exit 0
-    fi
-    case " $* " in *" --list "*) exit 0 ;; esac
-    echo "sum ok"
-    exit 0
-    ''')
-        sanitizer = os.path.join(tmp, "compute-sanitizer")
-        write_exe(sanitizer, 'shift 4\n"$@"\necho "========= ERROR SUMMARY: 0 errors"\n')
-        env = dict(os.environ, COMPUTE_SANITIZER=sanitizer)
-
-        def sanitize(args):
-            p = subprocess.run(["bash", os.path.join(scripts, "sanitize.sh"), *args, "--build", build, "--tools",
-                                "memcheck", "--sizes", "1", "--jobs", "1"], capture_output=True, text=True, env=env,
-                               timeout=120)
-            stages = [line.split()[0] for line in p.stdout.splitlines() if line and not line.startswith(("#", "stage"))]
-            return p.returncode, stages, p.stderr
-
-        rc, stages, err = sanitize(["13"])
-        check(rc == 0 and stages == ["13"], f"sanitize.sh 13 runs stage 13 alone: exit {rc}, rows {stages}: {err}")
-        rc, stages, err = sanitize(["12", "--stages", "cub"])
-        check(rc == 0 and stages == ["12", "cub"], f"sanitize.sh 12 --stages cub: exit {rc}, rows {stages}: {err}")
-        rc, stages, err = sanitize([])
-        check(rc == 0 and stages == ["12", "13", "cub"], f"sanitize.sh with no stage runs all: {stages}: {err}")
-        rc, stages, err = sanitize(["99"])
-        check(rc == 2 and "unknown stage '99'" in err, f"sanitize.sh 99: exit {rc}: {err.strip()}")
-        rc, stages, err = sanitize(["--frobnicate"])
-        check(rc == 2 and "unknown option '--frobnicate'" in err, f"sanitize.sh --frobnicate: exit {rc}: {err.strip()}")
 
 # --- run_doc_commands.py: refusals before anything runs ---------------------------------
 def test_run_doc_commands_py_refusals_before_anything_runs():
