@@ -34,7 +34,8 @@
 #   histogram        tests, the sweeps at 256 and 4096 bins, torch.bincount, the sanitizer
 #                    -> histogram_{256,4096,torch}.csv/.txt, histogram_sanitize.txt, histogram_device.txt
 #   scan             tests, the three sweeps, torch.cumsum, the sanitizer
-#                    -> scan_tests.txt, scan_<type>_<kind>.csv/.txt, scan_torch.csv/.txt, scan_sanitize.txt
+#                    -> scan_tests.txt, scan_<type>_<kind>.csv/.txt, scan_bounds_int_<kind>.csv/.txt,
+#                    scan_torch.csv/.txt, scan_sanitize.txt
 #   multi_gpu        every GPU: topology, NCCL and MPI runs, tests, the sanitizer, into
 #                    RESULTS_DIR (default results/<gpu>x<N>, or OUT with the suffix _1gpu on
 #                    one GPU) -> topology.txt, multi_gpu*.csv/.txt, nccl_transports.txt, ...
@@ -48,7 +49,7 @@
 # SANITIZE_STAGES (all), PROFILE_N (2^24), LAB_EXPERIMENTS, ARCHS ("80 80-virtual"),
 # AB_BASE, AB_BASE_COMMIT, AB_TAG, AB_ROUNDS, AB_STAGES, AB_SWEEP, STEPS (library),
 # SANITIZE_SIZES (mixed_precision: "1025 1048579"), REPS (30) and BUDGET_MS (300)
-# (histogram), SCAN_SIZES, TORCH_SWEEP (scan), RESULTS_DIR, MULTI_GPU_SWEEP (n per GPU,
+# (histogram), SCAN_SIZES, BOUND_SIZES, TORCH_SWEEP (scan), RESULTS_DIR, MULTI_GPU_SWEEP (n per GPU,
 # 2^20:2^28:4), GPU_COUNTS, BUDGET_S (450) (multi_gpu).
 # Exit codes: 0 every step passed; 1 a step failed (the later steps still run); 2 an
 # unknown step or a bad value of the environment (one sentence, nothing written); 3 no GPU
@@ -111,6 +112,8 @@ powers=""
 for k in $(seq 10 30); do powers+="2^$k,"; done
 SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,10000019}
 [[ $SCAN_SIZES =~ ^[0-9^KMG,]+$ ]] || refuse "$program" "SCAN_SIZES '$SCAN_SIZES' is not a comma-separated list of sizes."
+[[ ${BOUND_SIZES:-2^20} =~ ^[0-9^KMG,]+$ ]] ||
+  refuse "$program" "BOUND_SIZES '$BOUND_SIZES' is not a comma-separated list of sizes."
 [[ ${TORCH_SWEEP:-2^10:2^28} =~ ^[0-9^KMG]+:[0-9^KMG]+(:[0-9]+)?$ ]] ||
   refuse "$program" "TORCH_SWEEP '${TORCH_SWEEP:-}' is not a sweep such as 2^10:2^30."
 # SANITIZE_STAGES: items as reduce --stages takes them, checked against the committed registry.
@@ -1012,6 +1015,11 @@ step_scan() {
     capture "scan_${type}_$kind" timeout 900 "$bin" --n "$SCAN_SIZES" --type "$type" --kind "$kind" --reps 50 \
       --budget-ms 150
   done
+  for kind in exclusive inclusive; do
+    echo "=== bounds: int $kind (stage 06's shape as copies)"
+    capture "scan_bounds_int_$kind" timeout 300 "$bin" --bounds --stages 6 --n "${BOUND_SIZES:-2^20,2^24,2^26,2^28,2^30}" \
+      --type int --kind "$kind"
+  done
   echo "=== torch.cumsum"
   if [ "$DRY_RUN" = 1 ] || python3 -c "import torch, numpy" 2>/dev/null; then
     capture scan_torch timeout 600 python3 scripts/time_torch_scan.py --sweep "${TORCH_SWEEP:-2^10:2^28}" --reps 50 \
@@ -1031,7 +1039,7 @@ step_scan() {
       for config in "int inclusive" "float exclusive"; do
         read -r type kind <<<"$config"
         SANITIZE_TIMEOUT=600 sanitize "$scratch/scan.$tool.$type" "$tool" --error-exitcode 9 -- \
-          "$bin" --run-once --n 1,33,4097,70001 --type "$type" --kind "$kind"
+          "$bin" --run-once --bounds --n 1,33,4097,70001 --type "$type" --kind "$kind"
         [ "$DRY_RUN" = 1 ] && continue
         verdict "$scratch/scan.$tool.$type"
         echo "--- $tool, $type $kind"

@@ -69,7 +69,7 @@ WRITERS = [
     (ANY + r"occupancy_\w+\.(csv|txt)", "`scripts/device.sh occupancy`"),
     (ANY + r"peers_(ceiling|cub_modes)\.(csv|txt)", r"`scripts/device.sh peers` (peers/\1)"),
     (ANY + r"peers_torch_cupy\.(csv|txt)", "`scripts/time_torch_cupy.py` (`scripts/device.sh peers`)"),
-    (ANY + r"scan_(tests|sanitize|int_inclusive|int_exclusive|float_inclusive)\.(csv|txt)",
+    (ANY + r"scan_(tests|sanitize|int_inclusive|int_exclusive|float_inclusive|bounds_int_\w+)\.(csv|txt)",
      "`scripts/device.sh scan`"),
     (ANY + r"scan_torch\.(csv|txt)", "`scripts/time_torch_scan.py` (`scripts/device.sh scan`)"),
     (ANY + r"scan_ncu_2p26\.csv", "by hand: Nsight Compute over the scan runner at 2^26 (its console output)"),

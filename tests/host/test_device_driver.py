@@ -52,7 +52,7 @@ def run_driver(args, env=None, folder=None):
     full = {k: v for k, v in os.environ.items()
             if not re.match(r"^(OUT|BUILD_DIR|RESULTS_DIR|PACK|TABLE_SIZES|ARCHS|LAB_EXPERIMENTS|EXPERIMENTS|AB_.*|"
                             r"STEPS|SWEEP.*|GPU_COUNTS|DEVICE_GPUS?|SANITIZE_.*|REPS|BUDGET_.*|SCAN_SIZES|"
-                            r"TORCH_SWEEP|MULTI_GPU_SWEEP)$", k)}
+                            r"BOUND_SIZES|TORCH_SWEEP|MULTI_GPU_SWEEP)$", k)}
     if folder is not None:
         full["PATH"] = _stand_in_path(folder)
     full.update(env or {})
@@ -186,7 +186,9 @@ EXPECTED = {
     | {"histogram_sanitize.txt", "histogram_device.txt"},
     # the former scripts/device_scan.sh
     "scan": _pair("scan_int_inclusive", "scan_int_exclusive", "scan_float_inclusive", "scan_torch")
-    | {"scan_tests.txt", "scan_sanitize.txt"},
+    | {"scan_tests.txt", "scan_sanitize.txt"}
+    # added by the driver, not the former script: scan --bounds (scan/bounds.cu)
+    | _pair("scan_bounds_int_exclusive", "scan_bounds_int_inclusive"),
 }
 
 
