@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
-from host_checks import gpus_present  # noqa: E402
+from host_tools import gpus_present  # noqa: E402
 
 if len(sys.argv) not in (4, 5):
     print(__doc__.strip().splitlines()[-1], file=sys.stderr)

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from host_checks import named_check as check  # noqa: E402
 SCRIPT = ROOT / "scripts" / "access_ncu.py"
 METRICS = subprocess.run([sys.executable, str(SCRIPT), "--metrics"], capture_output=True, text=True,
                          check=True).stdout.strip().split(",")
@@ -69,29 +68,29 @@ def test_access_ncu():
                              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 40}),
         ])
         rc, err, rows, out = run(tmp, ["stride-1", "two-kernels"], good)
-        check("exit 0 on a good export", rc == 0, err)
-        check("one row per key, in key order", [r["key"] for r in rows] == ["stride-1", "two-kernels"], rows)
+        assert rc == 0, f"exit 0 on a good export: {err}"
+        assert [r["key"] for r in rows] == ["stride-1", "two-kernels"], f"one row per key, in key order: {rows}"
         if len(rows) == 2:
             a, b = rows
-            check("sectors per request", a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", a)
-            check("duration in us", a["duration_us"] == "2", a)
-            check("dram MB = sectors x 32", a["dram_read_mb"] == "0.0128", a)
-            check("a row's kernels are summed", b["kernels"] == "2" and b["ld_sectors_per_request"] == "18", b)
-            check("wavefronts per instruction", b["smem_ld_wavefronts_per_inst"] == "3", b)
-            check("no shared loads: empty, not zero", a["smem_ld_wavefronts_per_inst"] == "", a)
-            check("the program column", a["program"] == "01_prog", a)
-        check("metadata lines", out.exists() and "# device: Test GPU" in out.read_text(), "")
+            assert a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", f"sectors per request: {a}"
+            assert a["duration_us"] == "2", f"duration in us: {a}"
+            assert a["dram_read_mb"] == "0.0128", f"dram MB = sectors x 32: {a}"
+            assert b["kernels"] == "2" and b["ld_sectors_per_request"] == "18", f"a row's kernels are summed: {b}"
+            assert b["smem_ld_wavefronts_per_inst"] == "3", f"wavefronts per instruction: {b}"
+            assert a["smem_ld_wavefronts_per_inst"] == "", f"no shared loads: empty, not zero: {a}"
+            assert a["program"] == "01_prog", f"the program column: {a}"
+        assert out.exists() and "# device: Test GPU" in out.read_text(), "metadata lines" + (": " + str("") if "" else "")
 
         rc, err, rows, _ = run(tmp, ["stride-1", "stride-2"], good)
-        check("a row with no kernel: exit 2", rc == 2 and "stride-2" in err, err)
+        assert rc == 2 and "stride-2" in err, f"a row with no kernel: exit 2: {err}"
         rc, err, _, _ = run(tmp, ["stride-1"], good.replace("dram__sectors_write.sum", "something_else"))
-        check("a missing metric: exit 2", rc == 2 and "dram__sectors_write.sum" in err, err)
+        assert rc == 2 and "dram__sectors_write.sum" in err, f"a missing metric: exit 2: {err}"
         rc, err, _, _ = run(tmp, ["stride-1"], good + '"7","stride-1"\n')
-        check("a short line: exit 2", rc == 2 and "fields" in err, err)
+        assert rc == 2 and "fields" in err, f"a short line: exit 2: {err}"
         rc, err, _, _ = run(tmp, ["stride-1"], "nothing here\n")
-        check("no table: exit 2", rc == 2 and "no ncu raw-page table" in err, err)
+        assert rc == 2 and "no ncu raw-page table" in err, f"no table: exit 2: {err}"
         rc, err, _, _ = run(tmp, ["stride-1"], good, "--meta", "novalue")
-        check("bad --meta: exit 2", rc == 2 and "KEY=VALUE" in err, err)
+        assert rc == 2 and "KEY=VALUE" in err, f"bad --meta: exit 2: {err}"
 
 
 # ---- scripts/plot_access.py ----------------------------------------------------------
@@ -127,34 +126,33 @@ def test_plot_access():
         (tmp / "access_01_stride_offset.csv").write_text(stride_csv())
         (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
         p = plot(tmp, "--out", str(tmp / "figs"))
-        check("plot_access.py: exit 0", p.returncode == 0, p.stderr)
+        assert p.returncode == 0, f"plot_access.py: exit 0: {p.stderr}"
         for name in ("access_stride.png", "access_banks.png"):
             f = tmp / "figs" / name
-            check(f"plot_access.py draws {name}", f.is_file() and f.read_bytes()[:4] == b"\x89PNG", str(f))
+            assert f.is_file() and f.read_bytes()[:4] == b"\x89PNG", f"plot_access.py draws {name}: {str(f)}"
 
         sys.path.insert(0, str(ROOT / "scripts"))
         import diagrams as dg  # noqa: E402  the registry, whose modules draw the access plots
         data = dg.MODULES["figures/access_stride.py"].from_csv(dg, tmp / "access_01_stride_offset.csv")
-        check("stride data sorted by stride", [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], data)
-        check("the random row", data["random"] == 300 and len(data["offsets"]) == 32, data)
+        assert [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], f"stride data sorted by stride: {data}"
+        assert data["random"] == 300 and len(data["offsets"]) == 32, f"the random row: {data}"
         b = dg.MODULES["figures/access_banks.py"].from_csv(dg, tmp / "access_05_bank_padding.csv")
-        check("bank data: the stride-1 time scales the prediction", b["base_us"] == 100 and len(b["series"][1]) == 33, b)
+        assert b["base_us"] == 100 and len(b["series"][1]) == 33, f"bank data: the stride-1 time scales the prediction: {b}"
 
         (tmp / "access_05_bank_padding.csv").unlink()
         p = plot(tmp)
-        check("plot_access.py: a missing CSV is exit 2", p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr,
-              p.stderr)
+        assert p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr, f"plot_access.py: a missing CSV is exit 2: {p.stderr}"
         (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
         (tmp / "access_01_stride_offset.csv").write_text(stride_csv().replace("random,random", "random,diagonal"))
         p = plot(tmp)
-        check("plot_access.py: an unknown map is exit 2", p.returncode == 2 and "diagonal" in p.stderr, p.stderr)
+        assert p.returncode == 2 and "diagonal" in p.stderr, f"plot_access.py: an unknown map is exit 2: {p.stderr}"
 
 
 # ---- scripts/profile.sh --program access_NN_name ---------------------------------------
 
 def test_profile_access(build_dir):
     PROGRAM = build_dir / "access_patterns" / "01_stride_offset"
-    check("the program profile.sh needs is built", PROGRAM.is_file(), str(PROGRAM))
+    assert PROGRAM.is_file(), f"the program profile.sh needs is built: {str(PROGRAM)}"
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         log = tmp / "ncu_args.txt"
@@ -179,22 +177,21 @@ def test_profile_access(build_dir):
                 "--out", str(tmp / "out")]
         p = subprocess.run(args + ["stride-2", "offset-3", "--n", "2^20"], capture_output=True, text=True, env=env,
                            timeout=300)
-        check("profile.sh access: exit 0", p.returncode == 0, p.stderr[-600:])
+        assert p.returncode == 0, f"profile.sh access: exit 0: {p.stderr[-600:]}"
         calls = log.read_text().splitlines() if log.exists() else []
         profiled = [c for c in calls if "--import" not in c]
-        check("profile.sh access: one ncu run per row, through its NVTX range and --only", len(profiled) == 2
+        assert ((len(profiled) == 2
               and "--nvtx-include stride-2/" in profiled[0] and "--only stride-2 --n 2^20 --run-once" in profiled[0]
-              and "--nvtx-include offset-3/" in profiled[1], "\n".join(calls))
+              and "--nvtx-include offset-3/" in profiled[1])), "profile.sh access: one ncu run per row, through its NVTX range and --only" + (": " + str("\n".join(calls)) if "\n".join(calls) else "")
         table = tmp / "out" / "ncu_metrics_access_01_stride_offset.csv"
         rows = list(csv.DictReader(l for l in table.read_text().splitlines() if not l.startswith("#"))) \
             if table.exists() else []
-        check("profile.sh access: the table has the two rows", [r["item"] for r in rows] == ["stride-2", "offset-3"], rows)
+        assert [r["item"] for r in rows] == ["stride-2", "offset-3"], f"profile.sh access: the table has the two rows: {rows}"
         p = subprocess.run(args + ["stride-3"], capture_output=True, text=True, env=env, timeout=300)
-        check("profile.sh access: an unknown row is exit 2", p.returncode == 2 and "stride-3" in p.stderr, p.stderr)
+        assert p.returncode == 2 and "stride-3" in p.stderr, f"profile.sh access: an unknown row is exit 2: {p.stderr}"
         p = subprocess.run(args[:3] + ["access_99_nothing"] + args[4:], capture_output=True, text=True, env=env,
                            timeout=300)
-        check("profile.sh access: a program that is not built is exit 2", p.returncode == 2 and "not found" in p.stderr,
-              p.stderr)
+        assert p.returncode == 2 and "not found" in p.stderr, f"profile.sh access: a program that is not built is exit 2: {p.stderr}"
 
 
 if __name__ == "__main__":  # python3 tests/host/test_access_scripts.py --build-dir DIR: the same tests through pytest

@@ -22,16 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "update_docs.py"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import host_checks  # noqa: E402
+import host_tools  # noqa: E402
 
-docs = host_checks.load_script(SCRIPT, "update_docs")
-
-failures = host_checks.failures
-check = host_checks.named_check
+docs = host_tools.load_script(SCRIPT, "update_docs")
 
 
 def run_script(*args):
-    return host_checks.run_script(SCRIPT, *args, timeout=300)
+    return host_tools.run_script(SCRIPT, *args, timeout=300)
 
 
 def markdown_files():
@@ -45,7 +42,7 @@ def markdown_files():
 
 def test_generated_parts_are_current():
     rc, out, err = run_script("--check", "--root", ROOT)
-    check("update_docs.py --check over the repository", rc == 0, f"exit {rc}\n    {(out + err).strip()}")
+    assert rc == 0, f"update_docs.py --check over the repository: exit {rc}\n    {(out + err).strip()}"
 
 
 def without_code(text):
@@ -105,13 +102,13 @@ def test_links_and_images():
                 bad.append(f"{where}: no such file")
             elif anchor and dest.suffix == ".md" and anchor not in anchors_of(dest):
                 bad.append(f"{where}: no heading with that anchor")
-    check(f"relative links and images ({count} checked)", not bad, "\n    ".join(bad))
+    assert not bad, f"relative links and images ({count} checked)" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
 
 
 def test_readme_lists_every_chapter():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     missing = [c.name for c in sorted((ROOT / "chapters").glob("*.md")) if f"chapters/{c.name}" not in readme]
-    check("README.md links every chapter", not missing, ", ".join(missing))
+    assert not missing, "README.md links every chapter" + (": " + str(", ".join(missing)) if ", ".join(missing) else "")
 
 
 def chapter_texts():
@@ -127,8 +124,7 @@ def test_every_stage_has_its_chapter():
             bad.append(f"{s.key}: chapter {s.chapter} does not exist")
         elif s.source not in chapter.read_text(encoding="utf-8"):
             bad.append(f"{s.key}: {s.chapter} never names {s.source}")
-    check(f"every registered stage and baseline ({len(stages)}) is explained in its chapter", not bad and stages,
-          "\n    ".join(bad))
+    assert not bad and stages, f"every registered stage and baseline ({len(stages)}) is explained in its chapter" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
 
 
 def test_other_programs_are_covered():
@@ -137,9 +133,7 @@ def test_other_programs_are_covered():
         (ROOT / "occupancy").glob("[0-9][0-9]_*.cu")
     ) + sorted((ROOT / "access_patterns").glob("[0-9][0-9]_*.cu"))
     missing = [str(p.relative_to(ROOT)) for p in sources if str(p.relative_to(ROOT)) not in texts]
-    check(f"every mixed-precision variant, occupancy and access-pattern program ({len(sources)}) is in a chapter",
-          not missing,
-          ", ".join(missing))
+    assert not missing, f"every mixed-precision variant, occupancy and access-pattern program ({len(sources)}) is in a chapter" + (": " + str(", ".join(missing)) if ", ".join(missing) else "")
 
 
 def prose_only(text):
@@ -166,7 +160,7 @@ def test_no_measured_numbers_in_prose():
         for m in HAND_NUMBER.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
             bad.append(f"{md.relative_to(ROOT)}:{line}: {m.group(0)!r}")
-    check("no measured time or ratio typed into the prose", not bad, "\n    ".join(bad))
+    assert not bad, "no measured time or ratio typed into the prose" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
 
 
 # ---- the generator on temporary files ----------------------------------------------
@@ -233,23 +227,19 @@ def test_table_generation():
     )
     rc, out, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("table: exit 0 and the file updated", rc == 0 and "updated chapters/c.md" in out, f"{rc} {out} {err}")
-    check("table: stale content replaced", "stale" not in text and text.endswith("<!-- /results -->\nafter\n"), text)
-    check("table: header and renamed columns", "| # | stage | median (us) | GB per s | vs CUB |" in text, text)
-    check("table: rows in the order asked", text.index("| cub |") < text.index("| 01 |"), text)
-    check("table: per-column format and defaults", "| 01 | naive, global | 100.04 | 42 | 0.25 |" in text, text)
-    check("table: numbers right-aligned, text left", "|:---|:---|---:|---:|---:|" in text, text)
-    check(
-        "table: source note with file, device, driver, commit, date",
-        "*Source: [results/h200/r.csv](../results/h200/r.csv) (Test GPU, driver 1.2.3, commit abc123, "
-        "2026-01-01T00:00:00Z, n = 2^20, L2 flushed before each repetition).*" in text,
-        text,
-    )
+    assert rc == 0 and "updated chapters/c.md" in out, f"table: exit 0 and the file updated: {rc} {out} {err}"
+    assert "stale" not in text and text.endswith("<!-- /results -->\nafter\n"), f"table: stale content replaced: {text}"
+    assert "| # | stage | median (us) | GB per s | vs CUB |" in text, f"table: header and renamed columns: {text}"
+    assert text.index("| cub |") < text.index("| 01 |"), f"table: rows in the order asked: {text}"
+    assert "| 01 | naive, global | 100.04 | 42 | 0.25 |" in text, f"table: per-column format and defaults: {text}"
+    assert "|:---|:---|---:|---:|---:|" in text, f"table: numbers right-aligned, text left: {text}"
+    assert (("*Source: [results/h200/r.csv](../results/h200/r.csv) (Test GPU, driver 1.2.3, commit abc123, "
+        "2026-01-01T00:00:00Z, n = 2^20, L2 flushed before each repetition).*" in text)), f"table: source note with file, device, driver, commit, date: {text}"
     rc, out, _ = box.run("--check")
-    check("table: --check passes right after generation", rc == 0 and "up to date" in out, out)
+    assert rc == 0 and "up to date" in out, f"table: --check passes right after generation: {out}"
     before = path.read_text(encoding="utf-8")
     rc, _, _ = box.run()
-    check("table: a second run changes nothing", rc == 0 and path.read_text(encoding="utf-8") == before)
+    assert rc == 0 and path.read_text(encoding="utf-8") == before, "table: a second run changes nothing"
     box.close()
 
 
@@ -261,10 +251,10 @@ def test_ranges_empty_cells_and_tiny_numbers():
     path = box.doc(block("r.csv rows=02-03 columns=key,median_us,vs_cub,book_v100_ms,rel_error"))
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("range rows=02-03 selects 02 and 03 only", rc == 0 and "| 02 |" in text and "| 03 |" in text
-          and "| 01 |" not in text and "| 11 |" not in text, text + err)
-    check("an empty cell prints as -", "| 02 | 50.0 | 0.50 | - | 3.0e-08 |" in text, text)
-    check("a number too small for its format is not printed as zero", "| 03 | 3.0e-04 | 4.0e-05 | - | - |" in text, text)
+    assert ((rc == 0 and "| 02 |" in text and "| 03 |" in text
+          and "| 01 |" not in text and "| 11 |" not in text)), f"range rows=02-03 selects 02 and 03 only: {text + err}"
+    assert "| 02 | 50.0 | 0.50 | - | 3.0e-08 |" in text, f"an empty cell prints as -: {text}"
+    assert "| 03 | 3.0e-04 | 4.0e-05 | - | - |" in text, f"a number too small for its format is not printed as zero: {text}"
     box.close()
 
 
@@ -276,12 +266,12 @@ def test_sweep_and_pivot_views():
     )
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("sweep view: exit 0", rc == 0, err)
-    check("sweep view: columns per stage", "| n | 13 (us) | 13 vs CUB | CUB (us) |" in text, text)
-    check("sweep view: one row per n, n as a power of two", "| 2^10 | 4.0 | 1.20 | 4.8 |" in text
-          and "| 2^20 | 7.2 | 1.24 | 8.9 |" in text, text)
-    check("pivot view: chosen columns and rows", "| n | CUB time | 13 GB/s |" in text and "| 2^20 | 8.9 | 580 |" in text
-          and "| 2^10 | 4.8" not in text, text)
+    assert rc == 0, f"sweep view: exit 0: {err}"
+    assert "| n | 13 (us) | 13 vs CUB | CUB (us) |" in text, f"sweep view: columns per stage: {text}"
+    assert (("| 2^10 | 4.0 | 1.20 | 4.8 |" in text
+          and "| 2^20 | 7.2 | 1.24 | 8.9 |" in text)), f"sweep view: one row per n, n as a power of two: {text}"
+    assert (("| n | CUB time | 13 GB/s |" in text and "| 2^20 | 8.9 | 580 |" in text
+          and "| 2^10 | 4.8" not in text)), f"pivot view: chosen columns and rows: {text}"
     box.close()
 
 
@@ -324,25 +314,19 @@ def test_running_view():
     other = box.doc(block("run.csv view=running"), name="other.md")
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("running view: exit 0", rc == 0, err)
-    check("running view: the header of the ladder table",
-          "| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n"
-          "|:---|:---|---:|---:|---:|---:|" in text,
-          text)
-    check("running view: stage 01 has no step, and 1x cumulative", "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text,
-          text)
-    check("running view: this chapter's stages in bold, from the registry",
-          "| **02** | **shared, %** | **200.0** | **20** | **0.50x** | **0.50x** |" in text
-          and "| **03** | **bitwise** | **80.0** | **50** | **2.50x** | **1.25x** |" in text, text)
-    check("running view: upto stops the table, baselines never appear",
-          "| 04 |" not in text and "**04**" not in text and "CUB" not in text, text)
-    check("running view: the legend names the bold rows", "in bold, this chapter's stages" in text, text)
+    assert rc == 0, f"running view: exit 0: {err}"
+    assert (("| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n"
+          "|:---|:---|---:|---:|---:|---:|" in text)), f"running view: the header of the ladder table: {text}"
+    assert "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text, f"running view: stage 01 has no step, and 1x cumulative: {text}"
+    assert (("| **02** | **shared, %** | **200.0** | **20** | **0.50x** | **0.50x** |" in text
+          and "| **03** | **bitwise** | **80.0** | **50** | **2.50x** | **1.25x** |" in text)), f"running view: this chapter's stages in bold, from the registry: {text}"
+    assert "| 04 |" not in text and "**04**" not in text and "CUB" not in text, f"running view: upto stops the table, baselines never appear: {text}"
+    assert "in bold, this chapter's stages" in text, f"running view: the legend names the bold rows: {text}"
     text = other.read_text(encoding="utf-8")
-    check("running view: without upto every stage, bold only for the document's own",
-          "| 02 | shared, % | 200.0 | 20 | 0.50x | 0.50x |" in text and "| **04** | **interleaved** |" in text
-          and "| **01** |" in text and "CUB" not in text, text)
+    assert (("| 02 | shared, % | 200.0 | 20 | 0.50x | 0.50x |" in text and "| **04** | **interleaved** |" in text
+          and "| **01** |" in text and "CUB" not in text)), f"running view: without upto every stage, bold only for the document's own: {text}"
     rc, out, _ = box.run("--check")
-    check("running view: --check passes after generation", rc == 0, out)
+    assert rc == 0, f"running view: --check passes after generation: {out}"
     other.unlink()
     expect_error("running view: upto names no stage", box, block("run.csv view=running upto=09"),
                  "upto=09 names no stage row of run.csv (it has: 01, 02, 03, 04)")
@@ -366,10 +350,10 @@ def test_inline_values_and_text_view():
     )
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("value: exit 0 (markers in code are ignored)", rc == 0, err)
-    check("value: the number and the metadata", "fmt=.2f -->1.24<!-- /value -->x" in text
-          and "meta=device -->Test GPU<!-- /value -->" in text, text)
-    check("text view: the matching lines in a fence", "```text\nsanitize 01 ok\nsanitize 02 ok\n```" in text, text)
+    assert rc == 0, f"value: exit 0 (markers in code are ignored): {err}"
+    assert (("fmt=.2f -->1.24<!-- /value -->x" in text
+          and "meta=device -->Test GPU<!-- /value -->" in text)), f"value: the number and the metadata: {text}"
+    assert "```text\nsanitize 01 ok\nsanitize 02 ok\n```" in text, f"text view: the matching lines in a fence: {text}"
     box.close()
 
 
@@ -380,15 +364,14 @@ def test_check_reports_stale_parts():
     path.write_text(path.read_text(encoding="utf-8").replace("| 100.0 |", "| 99.0 |"), encoding="utf-8")
     before = path.read_text(encoding="utf-8")
     rc, out, _ = box.run("--check")
-    check("--check: a hand-edited table is stale (exit 1)", rc == 1, f"exit {rc}")
-    check("--check: names the file, line and marker",
-          "chapters/c.md:2: <!-- results: r.csv columns=key,median_us --> is stale" in out, out)
-    check("--check: changes nothing", path.read_text(encoding="utf-8") == before)
+    assert rc == 1, f"--check: a hand-edited table is stale (exit 1): exit {rc}"
+    assert "chapters/c.md:2: <!-- results: r.csv columns=key,median_us --> is stale" in out, f"--check: names the file, line and marker: {out}"
+    assert path.read_text(encoding="utf-8") == before, "--check: changes nothing"
     box.write_result("r.csv", META + HEADER + ROWS.replace("100.04", "101"))
     box.run()
     rc, out, _ = box.run("--check")
-    check("--check: a new CSV makes the table stale until regenerated", rc == 0 and "| 101.0 |" in path.read_text(
-        encoding="utf-8"), out)
+    assert ((rc == 0 and "| 101.0 |" in path.read_text(
+        encoding="utf-8"))), f"--check: a new CSV makes the table stale until regenerated: {out}"
     box.close()
 
 
@@ -406,7 +389,7 @@ def expect_error(name, box, text, *needles, check_mode=False, code=2):
             problems.append(f"stderr lacks {needle!r}")
     if path.read_text(encoding="utf-8") != text:
         problems.append("the document was modified")
-    check(name, not problems, "; ".join(problems) + f"\n    stderr: {err.strip()}")
+    assert not problems, str(name) + (": " + str("; ".join(problems) + f"\n    stderr: {err.strip()}") if "; ".join(problems) + f"\n    stderr: {err.strip()}" else "")
 
 
 def test_refusals():
@@ -444,7 +427,7 @@ def test_refusals():
     bad_text = block("r.csv columns=nope")
     box.doc(bad_text, name="z.md")
     rc, _, _ = box.run()
-    check("an error in one document writes no document", rc == 2 and "| 01 |" not in good.read_text(encoding="utf-8"))
+    assert rc == 2 and "| 01 |" not in good.read_text(encoding="utf-8"), "an error in one document writes no document"
     box.close()
 
 
@@ -454,30 +437,24 @@ def test_missing_result_file():
     path = box.doc(text)
     rc, out, err = box.run()
     new = path.read_text(encoding="utf-8")
-    check("missing file: normal mode exits 0 with a warning naming it",
-          rc == 0 and "warning: results/h200/later.csv does not exist" in err, f"{rc} {err}")
-    check("missing file: its block is left unchanged, the others are generated",
-          "placeholder\n<!-- /results -->" in new and "| 01 |" in new, new)
+    assert rc == 0 and "warning: results/h200/later.csv does not exist" in err, f"missing file: normal mode exits 0 with a warning naming it: {rc} {err}"
+    assert "placeholder\n<!-- /results -->" in new and "| 01 |" in new, f"missing file: its block is left unchanged, the others are generated: {new}"
     rc, out, err = box.run("--check")
-    check("missing file: --check exits 2 naming the file and where it is used",
-          rc == 2 and "results/h200/later.csv" in err and "chapters/c.md:2" in err and len(err.strip().splitlines()) == 1,
-          f"{rc} {err}")
+    assert rc == 2 and "results/h200/later.csv" in err and "chapters/c.md:2" in err and len(err.strip().splitlines()) == 1, f"missing file: --check exits 2 naming the file and where it is used: {rc} {err}"
     box.close()
 
 
 def test_a_check_that_checks_nothing_fails():
     rc, out, err = run_script("--check", "--root", "/nonexistent/repository")
-    check("--check --root /nonexistent: exit 2 naming it", rc == 2 and "--root '/nonexistent/repository' is not a "
-          "directory" in err and len(err.strip().splitlines()) == 1, f"exit {rc}: {(out + err).strip()}")
+    assert ((rc == 2 and "--root '/nonexistent/repository' is not a "
+          "directory" in err and len(err.strip().splitlines()) == 1)), f"--check --root /nonexistent: exit 2 naming it: exit {rc}: {(out + err).strip()}"
     with tempfile.TemporaryDirectory() as empty:
         rc, out, err = run_script("--check", "--root", empty)
-        check("--check on a folder with no document fails (nothing was checked)",
-              rc == 2 and "nothing was checked" in err, f"exit {rc}: {(out + err).strip()}")
+        assert rc == 2 and "nothing was checked" in err, f"--check on a folder with no document fails (nothing was checked): exit {rc}: {(out + err).strip()}"
     box = Sandbox()
     box.doc("a chapter without a generated part\n")
     rc, out, err = box.run("--check")
-    check("--check over documents without a generated part fails (nothing was checked)",
-          rc == 2 and "nothing was checked" in err, f"exit {rc}: {(out + err).strip()}")
+    assert rc == 2 and "nothing was checked" in err, f"--check over documents without a generated part fails (nothing was checked): exit {rc}: {(out + err).strip()}"
     box.close()
 
 
@@ -487,11 +464,9 @@ def test_rewriting_touches_no_other_file():
     mine = path.with_name(path.name + ".tmp")
     mine.write_text("the user's own file\n", encoding="utf-8")
     rc, _, err = box.run()
-    check("a rewrite leaves the user's FILE.tmp alone", rc == 0 and mine.read_text(encoding="utf-8") ==
-          "the user's own file\n" and "| 01 |" in path.read_text(encoding="utf-8"), err)
-    check("a rewrite leaves nothing else behind",
-          sorted(p.name for p in path.parent.iterdir()) == ["c.md", "c.md.tmp"],
-          str(sorted(p.name for p in path.parent.iterdir())))
+    assert ((rc == 0 and mine.read_text(encoding="utf-8") ==
+          "the user's own file\n" and "| 01 |" in path.read_text(encoding="utf-8"))), f"a rewrite leaves the user's FILE.tmp alone: {err}"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["c.md", "c.md.tmp"], f"a rewrite leaves nothing else behind: {str(sorted(p.name for p in path.parent.iterdir()))}"
     box.close()
 
 
@@ -504,13 +479,11 @@ def test_stage_list():
     path = box.doc("<!-- stages: kind=all -->\n<!-- /stages -->\n")
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("stage list: generated from the registry in its order",
-          rc == 0 and "| 01 | the first | [reduction/01_first.cu](../reduction/01_first.cu) | [chapters/c.md](c.md) |"
-          in text and text.index("| 01 |") < text.index("| lib |"), text + err)
+    assert ((rc == 0 and "| 01 | the first | [reduction/01_first.cu](../reduction/01_first.cu) | [chapters/c.md](c.md) |"
+          in text and text.index("| 01 |") < text.index("| lib |"))), f"stage list: generated from the registry in its order: {text + err}"
     (box.root / "scripts" / "registry.csv").unlink()
     rc, _, err = box.run()
-    check("stage list: a missing registry snapshot is an error that names the command writing it",
-          rc == 2 and "reduce --list --format csv" in err, err)
+    assert rc == 2 and "reduce --list --format csv" in err, f"stage list: a missing registry snapshot is an error that names the command writing it: {err}"
     box.close()
 
 
@@ -531,7 +504,7 @@ def test_markers_do_not_split_paragraphs():
                 following = lines[i + 1]
                 if following.strip() and not following.lstrip().startswith(("<!--", "#", "|", "-", "*", "`")):
                     bad.append(f"{md.relative_to(ROOT)}:{i + 1}: a claim line splits a paragraph")
-    check("markers keep paragraphs whole", not bad, "\n    ".join(bad))
+    assert not bad, "markers keep paragraphs whole" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
 
 
 def test_code_excerpts():
@@ -550,16 +523,14 @@ def test_code_excerpts():
     )
     rc, _, err = box.run()
     text = path.read_text(encoding="utf-8")
-    check("code: exit 0", rc == 0, err)
-    check("code: a whole block by braces, with the line before",
-          "[src/k.cu](../src/k.cu), lines 2-8:\n\n```cuda\ntemplate <int N>\n__global__ void k(float* p) {" in text
-          and "\n  }\n}\n```" in text, text)
-    check("code: start..end, dedented, #pragma kept in column 0",
-          "lines 4-7:\n\n```cuda\nif (p) {\n#pragma unroll\n  p[0] = 1;  // a } in a comment\n}\n```" in text, text)
-    check("code: one line", "line 9:\n\n```cuda\nint after;\n```" in text, text)
+    assert rc == 0, f"code: exit 0: {err}"
+    assert (("[src/k.cu](../src/k.cu), lines 2-8:\n\n```cuda\ntemplate <int N>\n__global__ void k(float* p) {" in text
+          and "\n  }\n}\n```" in text)), f"code: a whole block by braces, with the line before: {text}"
+    assert "lines 4-7:\n\n```cuda\nif (p) {\n#pragma unroll\n  p[0] = 1;  // a } in a comment\n}\n```" in text, f"code: start..end, dedented, #pragma kept in column 0: {text}"
+    assert "line 9:\n\n```cuda\nint after;\n```" in text, f"code: one line: {text}"
     (src / "k.cu").write_text("// a new first line\n" + (src / "k.cu").read_text(encoding="utf-8"), encoding="utf-8")
     rc, out, _ = box.run("--check")
-    check("code: an edited source makes its excerpt stale", rc == 1 and "is stale" in out, out)
+    assert rc == 1 and "is stale" in out, f"code: an edited source makes its excerpt stale: {out}"
     expect_error("code: a start pattern that matches nothing", box,
                  "<!-- code: src/k.cu start=nothing_here -->\n<!-- /code -->\n", "no line matching start=")
     expect_error("code: a missing source file", box, "<!-- code: src/none.cu start=x -->\n<!-- /code -->\n",
@@ -575,15 +546,14 @@ def test_claims():
         "Close. <!-- claim: sweep.csv median_us[n=2^20,key=13] ~20% median_us[n=2^20,key=cub] -->\n"
     )
     rc, out, err = box.run("--check")
-    check("claim: true claims pass --check", rc == 0 and "all 3 claims hold" in out, out + err)
+    assert rc == 0 and "all 3 claims hold" in out, f"claim: true claims pass --check: {out + err}"
     path.write_text(path.read_text(encoding="utf-8") + "Wrong. <!-- claim: r.csv gbs[key=cub] < 100 -->\n",
                     encoding="utf-8")
     rc, out, err = box.run("--check")
-    check("claim: a false claim fails --check (exit 1) naming it and the values",
-          rc == 1 and "c.md:4: <!-- claim: r.csv gbs[key=cub] < 100 --> no longer holds (gbs[key=cub] = 167.7, 100 = 100)"
-          in out, out + err)
+    assert ((rc == 1 and "c.md:4: <!-- claim: r.csv gbs[key=cub] < 100 --> no longer holds (gbs[key=cub] = 167.7, 100 = 100)"
+          in out)), f"claim: a false claim fails --check (exit 1) naming it and the values: {out + err}"
     rc, out, err = box.run()
-    check("claim: a false claim also fails a normal run (exit 1)", rc == 1 and "no longer holds" in out, out + err)
+    assert rc == 1 and "no longer holds" in out, f"claim: a false claim also fails a normal run (exit 1): {out + err}"
     expect_error("claim: an unknown column", box, "x <!-- claim: r.csv speed[key=01] > 1 -->\n", "no column 'speed'")
     expect_error("claim: an unknown operator", box, "x <!-- claim: r.csv gbs[key=01] >> 1 -->\n",
                  "unknown operator '>>'")
@@ -593,13 +563,12 @@ def test_claims():
     path.write_text("Two files. <!-- claim: r.csv median_us[key=cub] < sweep.csv:median_us[n=2^20,key=13] -->\n",
                     encoding="utf-8")
     rc, out, err = box.run("--check")
-    check("claim: a side may read another result file", rc in (0, 1) and "claim" in out + err, out + err)
+    assert rc in (0, 1) and "claim" in out + err, f"claim: a side may read another result file: {out + err}"
     holds = rc == 0
     path.write_text("Two files. <!-- claim: r.csv median_us[key=cub] >= sweep.csv:median_us[n=2^20,key=13] -->\n",
                     encoding="utf-8")
     rc2, out2, err2 = box.run("--check")
-    check("claim: the other file's value decides the claim (one of < and >= fails)",
-          holds != (rc2 == 0) and ("sweep.csv:median_us[n=2^20,key=13]" in out + out2), out + err + out2 + err2)
+    assert holds != (rc2 == 0) and ("sweep.csv:median_us[n=2^20,key=13]" in out + out2), f"claim: the other file's value decides the claim (one of < and >= fails): {out + err + out2 + err2}"
     box.close()
 
 
@@ -612,9 +581,8 @@ def test_claim_lists_ranges_chains():
         "Equal. <!-- claim: r.csv vs_cub[key=cub] == 1 -->\n"
     )
     rc, out, err = box.run("--check", "--stats")
-    check("claim forms: lists, ranges, chains and == hold", rc == 0 and "all 4 claims hold" in out, out + err)
-    check("claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1)",
-          re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, out)
+    assert rc == 0 and "all 4 claims hold" in out, f"claim forms: lists, ranges, chains and == hold: {out + err}"
+    assert re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, f"claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1): {out}"
     for claim, needle in [
         ("sweep.csv median_us[n=2^10|2^20,key=13] > median_us[key=cub]", "median_us[key=cub] = 4.8"),
         ("r.csv 42 < gbs[key=01] < 50", "42 = 42, gbs[key=01] = 41.9"),
@@ -623,7 +591,7 @@ def test_claim_lists_ranges_chains():
     ]:
         box.doc(f"False. <!-- claim: {claim} -->\n")
         rc, out, err = box.run("--check")
-        check(f"claim forms: {claim} fails (exit 1) naming the values", rc == 1 and needle in out, out + err)
+        assert rc == 1 and needle in out, f"claim forms: {claim} fails (exit 1) naming the values: {out + err}"
     expect_error("claim forms: both sides several rows, nothing to pair them by", box,
                  "x <!-- claim: sweep.csv median_us[key=13] < median_us[key=cub] -->\n", "both sides select several rows")
     expect_error("claim forms: a range of words", box,
@@ -634,13 +602,13 @@ def test_claim_lists_ranges_chains():
 
 
 def test_helpers():
-    check("format: pow2", docs.format_value("16777216", "pow2", "n", "") == "2^24")
-    check("format: pow2 of a non-power", docs.format_value("1000", "pow2", "n", "") == "1000")
-    check("format: default for an unknown integer column", docs.format_value("256", None, "grid", "") == "256")
-    check("format: default for an unknown float column", docs.format_value("3.14159265", None, "x", "") == "3.142")
-    check("format: text kept", docs.format_value("3*", None, "reps", "") == "3*")
-    check("values: 2^k equals its number", docs.same_value("1048576", "2^20") and not docs.same_value("01", "cub"))
-    check("markdown: a pipe in a cell is escaped", docs.markdown_cell("a|b") == "a\\|b")
+    assert docs.format_value("16777216", "pow2", "n", "") == "2^24", "format: pow2"
+    assert docs.format_value("1000", "pow2", "n", "") == "1000", "format: pow2 of a non-power"
+    assert docs.format_value("256", None, "grid", "") == "256", "format: default for an unknown integer column"
+    assert docs.format_value("3.14159265", None, "x", "") == "3.142", "format: default for an unknown float column"
+    assert docs.format_value("3*", None, "reps", "") == "3*", "format: text kept"
+    assert docs.same_value("1048576", "2^20") and not docs.same_value("01", "cub"), "values: 2^k equals its number"
+    assert docs.markdown_cell("a|b") == "a\\|b", "markdown: a pipe in a cell is escaped"
 
 
 if __name__ == "__main__":  # python3 tests/host/test_docs.py: the same tests through pytest

@@ -6,7 +6,8 @@ The sources are formatted with clang-format 14 (Debian 12's, which CI installs);
 major versions lay out some constructs differently, so with another version, or with
 none, the check reports Skipped (exit 77) and says why rather than passing.
 
-usage: test_format.py SOURCE_DIR
+usage: SOURCE_DIR=REPOSITORY python3 -m pytest tests/host/test_format.py
+   or: test_format.py SOURCE_DIR
 """
 import os
 import re
@@ -14,24 +15,30 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
+from conftest import env_arg, run_as_script
+
+SKIPPED_EXIT_CODE = 77  # no clang-format 14: the test skips and the file exits 77, Skipped under ctest
 FORMATTED_WITH = 14
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc")
 
-root = sys.argv[1]
-tool = shutil.which(f"clang-format-{FORMATTED_WITH}") or shutil.which("clang-format")
-if tool is None:
-    print(f"clang-format is not installed, so the format check did not run (Debian/Ubuntu: "
-          f"sudo apt-get install clang-format-{FORMATTED_WITH}).")
-    sys.exit(77)
-version = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
-match = re.search(r"version (\d+)\.", version)
-if not match or int(match.group(1)) != FORMATTED_WITH:
-    print(f"{tool} is '{version.strip()}'; the sources are formatted with clang-format {FORMATTED_WITH}, whose "
-          "layout other versions do not always reproduce, so the format check did not run.")
-    sys.exit(77)
+
+def clang_format():
+    """clang-format 14 and its version line; skips the test without it."""
+    tool = shutil.which(f"clang-format-{FORMATTED_WITH}") or shutil.which("clang-format")
+    if tool is None:
+        pytest.skip(f"clang-format is not installed, so the format check did not run (Debian/Ubuntu: "
+                    f"sudo apt-get install clang-format-{FORMATTED_WITH}).")
+    version = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
+    match = re.search(r"version (\d+)\.", version)
+    if not match or int(match.group(1)) != FORMATTED_WITH:
+        pytest.skip(f"{tool} is '{version.strip()}'; the sources are formatted with clang-format {FORMATTED_WITH}, "
+                    "whose layout other versions do not always reproduce, so the format check did not run.")
+    return tool, version
 
 
-def sources():
+def sources(root):
     """The repository's sources: git's tracked files when there is a git checkout, else
     every matching file outside build directories and hidden ones."""
     listed = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, text=True)
@@ -45,16 +52,18 @@ def sources():
     return sorted(found)
 
 
-files = sources()
-if not files:
-    print(f"no C++ or CUDA source found under {root}: nothing was checked")
-    sys.exit(1)
-p = subprocess.run([tool, "--dry-run", "-Werror", "--style=file"] + files, capture_output=True, text=True)
-if p.returncode != 0:
-    print(p.stderr.strip()[:20000])
+def test_sources_are_formatted():
+    root = env_arg("SOURCE_DIR", "the repository")
+    tool, version = clang_format()
+    files = sources(root)
+    assert files, f"no C++ or CUDA source found under {root}: nothing was checked"
+    p = subprocess.run([tool, "--dry-run", "-Werror", "--style=file"] + files, capture_output=True, text=True)
     unformatted = sorted({line.split(":")[0] for line in p.stderr.splitlines() if ": error:" in line})
-    print(f"FAIL: {len(unformatted)} of {len(files)} files are not formatted; run clang-format -i on: "
-          + " ".join(os.path.relpath(f, root) for f in unformatted))
-    sys.exit(1)
-print(f"{len(files)} files formatted as .clang-format says ({version.strip()})")
-sys.exit(0)
+    assert p.returncode == 0, (p.stderr.strip()[:20000] + f"\n{len(unformatted)} of {len(files)} files are not "
+                               "formatted; run clang-format -i on: " + " ".join(os.path.relpath(f, root)
+                                                                             for f in unformatted))
+    print(f"{len(files)} files formatted as .clang-format says ({version.strip()})")
+
+
+if __name__ == "__main__":
+    sys.exit(run_as_script(__file__, {"SOURCE_DIR": sys.argv[1]}))

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_checks import gpus_present  # noqa: E402
+from host_tools import gpus_present  # noqa: E402
 
 if len(sys.argv) != 3:
     print("usage: test_multi_gpu_mpi_cli.py PROGRAM MPIEXEC", file=sys.stderr)

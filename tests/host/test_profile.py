@@ -28,7 +28,6 @@ source_dir = str(ROOT)
 
 fixture = os.path.join(source_dir, "tests", "host", "data", "ncu_raw_two_kernels.csv")
 profile_sh = os.path.join(source_dir, "scripts", "profile.sh")
-from host_checks import check, failures  # noqa: E402
 
 
 def close(a, b):
@@ -39,30 +38,30 @@ def close(a, b):
 
 def test_ncu_table():
     kernels = ncu_table.read_export(fixture)
-    check(len(kernels) == 2, f"fixture: 2 kernels expected, read {len(kernels)}")
-    check(close(kernels[0].values["gpu__time_duration.sum"], 30000.0), "thousands separators in '30,000' are read")
+    assert len(kernels) == 2, f"fixture: 2 kernels expected, read {len(kernels)}"
+    assert close(kernels[0].values["gpu__time_duration.sum"], 30000.0), "thousands separators in '30,000' are read"
     row = ncu_table.summarize("x", kernels)
     # Kernel 1: 30 us, kernel 2: 10 us, so weights 3/4 and 1/4.
-    check(row["kernels"] == 2, "kernel count")
-    check(close(row["duration_us"], 40.0), f"durations are summed: {row['duration_us']}")
-    check(close(row["dram_read_mb"], (67108864 + 4224) / 1e6), f"DRAM bytes are summed: {row['dram_read_mb']}")
-    check(close(row["dram_pct_peak"], 0.75 * 90 + 0.25 * 10), f"DRAM % is time-weighted: {row['dram_pct_peak']}")
-    check(close(row["achieved_occupancy_pct"], 0.75 * 80 + 0.25 * 40), "achieved occupancy is time-weighted")
-    check(close(row["branch_uniformity_pct"], 0.75 * 100 + 0.25 * 80), "branch uniformity is time-weighted")
-    check(close(row["long_scoreboard_pct"], 0.75 * 60 + 0.25 * 20), "long-scoreboard share is time-weighted")
-    check(row["registers"] == 40, f"registers: the largest of the kernels, got {row['registers']}")
-    check(close(row["theoretical_occupancy_pct"], 100.0), "theoretical occupancy comes from the longest kernel")
-    check(row["occupancy_limiter"] == "registers+warps", f"limiter: the smallest limits, got {row['occupancy_limiter']}")
-    check(close(row["smem_ld_conflicts"], 15) and close(row["smem_st_conflicts"], 2), "bank conflicts are summed")
-    check(row["main_kernel"] == "first_pass<256>", f"longest kernel's short name, got {row['main_kernel']}")
-    check(ncu_table.short_kernel_name("void a::b<c::d, 4>(const float *, e::f)") == "b<c::d, 4>", "short_kernel_name")
+    assert row["kernels"] == 2, "kernel count"
+    assert close(row["duration_us"], 40.0), f"durations are summed: {row['duration_us']}"
+    assert close(row["dram_read_mb"], (67108864 + 4224) / 1e6), f"DRAM bytes are summed: {row['dram_read_mb']}"
+    assert close(row["dram_pct_peak"], 0.75 * 90 + 0.25 * 10), f"DRAM % is time-weighted: {row['dram_pct_peak']}"
+    assert close(row["achieved_occupancy_pct"], 0.75 * 80 + 0.25 * 40), "achieved occupancy is time-weighted"
+    assert close(row["branch_uniformity_pct"], 0.75 * 100 + 0.25 * 80), "branch uniformity is time-weighted"
+    assert close(row["long_scoreboard_pct"], 0.75 * 60 + 0.25 * 20), "long-scoreboard share is time-weighted"
+    assert row["registers"] == 40, f"registers: the largest of the kernels, got {row['registers']}"
+    assert close(row["theoretical_occupancy_pct"], 100.0), "theoretical occupancy comes from the longest kernel"
+    assert row["occupancy_limiter"] == "registers+warps", f"limiter: the smallest limits, got {row['occupancy_limiter']}"
+    assert close(row["smem_ld_conflicts"], 15) and close(row["smem_st_conflicts"], 2), "bank conflicts are summed"
+    assert row["main_kernel"] == "first_pass<256>", f"longest kernel's short name, got {row['main_kernel']}"
+    assert ncu_table.short_kernel_name("void a::b<c::d, 4>(const float *, e::f)") == "b<c::d, 4>", "short_kernel_name"
 
     text = ncu_table.render_table([row])
-    check("stall_memory_dependency" in text and "branch_efficiency" in text, "the table names the nvprof metrics")
+    assert "stall_memory_dependency" in text and "branch_efficiency" in text, "the table names the nvprof metrics"
     out_csv = ncu_table.to_csv([row], [("n", "2^24")])
     parsed = list(csv.DictReader(line for line in out_csv.splitlines() if not line.startswith("#")))
-    check(out_csv.startswith("# n: 2^24\n"), "metadata lines come first")
-    check(len(parsed) == 1 and parsed[0]["item"] == "x" and float(parsed[0]["duration_us"]) == 40.0, "CSV round trip")
+    assert out_csv.startswith("# n: 2^24\n"), "metadata lines come first"
+    assert len(parsed) == 1 and parsed[0]["item"] == "x" and float(parsed[0]["duration_us"]) == 40.0, "CSV round trip"
 
 
 def expect_error(text, needle, what):
@@ -71,14 +70,14 @@ def expect_error(text, needle, what):
         path = f.name
     try:
         ncu_table.read_export(path)
-        failures.append(f"{what}: no error raised")
+        pytest.fail(f"{what}: no error raised")
     except ncu_table.NcuTableError as e:
-        check(needle in str(e), f"{what}: message {str(e)!r} lacks {needle!r}")
+        assert needle in str(e), f"{what}: message {str(e)!r} lacks {needle!r}"
     finally:
         os.unlink(path)
     rc = subprocess.run([sys.executable, os.path.join(source_dir, "scripts", "ncu_table.py"), "x=" + path],
                         capture_output=True, text=True).returncode
-    check(rc == 2, f"{what}: ncu_table.py exit code {rc}, expected 2")
+    assert rc == 2, f"{what}: ncu_table.py exit code {rc}, expected 2"
 
 
 def test_broken_exports():
@@ -102,17 +101,16 @@ def test_out_file():
         for out, needle in [(tmp, "is a directory"), (os.path.join(tmp, "no", "x.csv"), "does not exist"),
                             ("", "is not a file name"), ("/dev/null", "is not a regular file")]:
             p = subprocess.run([sys.executable, ncu_table_py, "--out", out, "x=" + fixture], capture_output=True, text=True)
-            check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1,
-                  f"ncu_table.py --out {out!r}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
-            check(not os.path.exists(tmp + ".tmp"), f"ncu_table.py --out {out!r} left {tmp}.tmp")
+            assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1, f"ncu_table.py --out {out!r}: exit {p.returncode}, stderr {p.stderr.strip()!r}"
+            assert not os.path.exists(tmp + ".tmp"), f"ncu_table.py --out {out!r} left {tmp}.tmp"
         target = os.path.join(tmp, "table.csv")
         with open(target + ".tmp", "w") as f:
             f.write("mine\n")
         p = subprocess.run([sys.executable, ncu_table_py, "--out", target, "x=" + fixture], capture_output=True, text=True)
-        check(p.returncode == 0 and os.path.exists(target), f"ncu_table.py --out FILE: exit {p.returncode}")
+        assert p.returncode == 0 and os.path.exists(target), f"ncu_table.py --out FILE: exit {p.returncode}"
         with open(target + ".tmp") as f:
-            check(f.read() == "mine\n", "ncu_table.py --out FILE leaves FILE.tmp alone")
-        check(sorted(os.listdir(tmp)) == ["table.csv", "table.csv.tmp"], f"nothing else is left: {os.listdir(tmp)}")
+            assert f.read() == "mine\n", "ncu_table.py --out FILE leaves FILE.tmp alone"
+        assert sorted(os.listdir(tmp)) == ["table.csv", "table.csv.tmp"], f"nothing else is left: {os.listdir(tmp)}"
 
 # --- profile.sh ----------------------------------------------------------------------
 
@@ -126,13 +124,13 @@ def profile(args, env_extra=None):
 
 def expect_profile(args, code, needle, what, env_extra=None):
     rc, out, err = profile(args, env_extra)
-    check(rc == code, f"{what}: exit code {rc}, expected {code}; stderr: {err.strip()[-400:]}")
-    check(needle in err, f"{what}: stderr lacks {needle!r}; stderr: {err.strip()[-400:]}")
+    assert rc == code, f"{what}: exit code {rc}, expected {code}; stderr: {err.strip()[-400:]}"
+    assert needle in err, f"{what}: stderr lacks {needle!r}; stderr: {err.strip()[-400:]}"
 
 
 def test_profile_sh(build_dir):
     rc, out, _ = profile(["--help"])
-    check(rc == 0 and "--clock-control none" in out and "performance counters" in out, "--help")
+    assert rc == 0 and "--clock-control none" in out and "performance counters" in out, "--help"
 
     with tempfile.TemporaryDirectory() as tmp:
         fake_bin = os.path.join(tmp, "bin")
@@ -166,7 +164,7 @@ def test_profile_sh(build_dir):
         write_exe("ncu_none", "echo 'ncu must not run without a GPU' >&2\nexit 1\n")
         no_gpu["NCU"] = os.path.join(fake_bin, "ncu_none")
         expect_profile(["13"] + common, 3, "no NVIDIA GPU is visible", "no GPU", no_gpu)
-        check(not os.path.exists(outdir), "no GPU: the reports' folder is not created")
+        assert not os.path.exists(outdir), "no GPU: the reports' folder is not created"
         write_exe("nvidia-smi", "echo 'NVIDIA Stand-in'\n")
         gpu_path = {"PATH": fake_bin + os.pathsep + os.environ["PATH"]}
 
@@ -186,18 +184,18 @@ def test_profile_sh(build_dir):
     exit 0
     """)
         rc, out, err = profile(["1", "13"] + common, {"NCU": fake, "REDUCTION_COMMIT": "abc123", **gpu_path})
-        check(rc == 0, f"stand-in ncu: exit code {rc}; stderr: {err.strip()[-600:]}")
+        assert rc == 0, f"stand-in ncu: exit code {rc}; stderr: {err.strip()[-600:]}"
         table_csv = os.path.join(outdir, "ncu_metrics.csv")
-        check(os.path.exists(table_csv), "stand-in ncu: ncu_metrics.csv was written")
+        assert os.path.exists(table_csv), "stand-in ncu: ncu_metrics.csv was written"
         if os.path.exists(table_csv):
             with open(table_csv) as f:
                 text = f.read()
             rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
-            check([r["item"] for r in rows] == ["01", "13"], f"rows for stages 01 and 13, got {[r['item'] for r in rows]}")
-            check(all(float(r["duration_us"]) == 40.0 for r in rows), "each row sums the export's two kernels")
-            check("# commit: abc123" in text and "# program: reduce" in text, "metadata in the CSV")
-        check(os.path.exists(os.path.join(outdir, "reduce_13.ncu-rep")), "a report per stage")
-        check("stall_memory_dependency" in out, "the printed table names the nvprof metrics")
+            assert [r["item"] for r in rows] == ["01", "13"], f"rows for stages 01 and 13, got {[r['item'] for r in rows]}"
+            assert all(float(r["duration_us"]) == 40.0 for r in rows), "each row sums the export's two kernels"
+            assert "# commit: abc123" in text and "# program: reduce" in text, "metadata in the CSV"
+        assert os.path.exists(os.path.join(outdir, "reduce_13.ncu-rep")), "a report per stage"
+        assert "stall_memory_dependency" in out, "the printed table names the nvprof metrics"
 
 
 if __name__ == "__main__":  # python3 tests/host/test_profile.py --build-dir DIR: the same tests through pytest

@@ -8,10 +8,15 @@ is reviewed.
 usage: test_reduce_golden.py BUILD_DIR GOLDEN_DIR [--update]
   BUILD_DIR   the build directory (reduction/reduce and reduction/05_sequential_addressing)
   GOLDEN_DIR  tests/host/data/reduce_golden
+   or: BUILD_DIR=... GOLDEN_DIR=... python3 -m pytest tests/host/test_reduce_golden.py
 """
 import os
 import subprocess
 import sys
+
+import pytest
+
+from conftest import env_arg, run_as_script
 
 # (file name, program, arguments). Only paths that end before a GPU is needed: the
 # expected outputs are the same on a machine with a GPU and one without.
@@ -54,41 +59,42 @@ def render(code, out, err):
     return f"exit: {code}\n--- stdout\n{out}--- stderr\n{err}"
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
-        return 2
-    build, golden = sys.argv[1], sys.argv[2]
-    update = "--update" in sys.argv[3:]
-    failures = []
-    for name, program, args in CASES:
-        binary = os.path.join(build, "reduction", program)
-        p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120)
-        got = render(p.returncode, p.stdout, p.stderr)
-        path = os.path.join(golden, name + ".txt")
-        if update:
-            with open(path, "w") as f:
-                f.write(got)
-            continue
-        if not os.path.exists(path):
-            failures.append(f"{name}: no expected file {path} (run with --update and review it)")
-            continue
-        with open(path) as f:
-            want = f.read()
-        if got != want:
-            failures.append(f"{name}: {program} {' '.join(args)} differs from {path}\n--- expected\n{want}--- got\n{got}")
+def produce(build, program, args):
+    binary = os.path.join(build, "reduction", program)
+    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120)
+    return render(p.returncode, p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("name, program, args", CASES, ids=[c[0] for c in CASES])
+def test_case_matches_expected(name, program, args):
+    build, golden = env_arg("BUILD_DIR", "the build directory"), env_arg("GOLDEN_DIR", "tests/host/data/reduce_golden")
+    got = produce(build, program, args)
+    path = os.path.join(golden, name + ".txt")
+    assert os.path.exists(path), f"{name}: no expected file {path} (run with --update and review it)"
+    with open(path) as f:
+        want = f.read()
+    assert got == want, f"{name}: {program} {' '.join(args)} differs from {path}\n--- expected\n{want}--- got\n{got}"
+
+
+def test_no_stray_expected_files():
+    golden = env_arg("GOLDEN_DIR", "tests/host/data/reduce_golden")
     names = {name + ".txt" for name, _, _ in CASES}
     stray = sorted(set(os.listdir(golden)) - names) if os.path.isdir(golden) else []
-    if stray and not update:
-        failures.append("expected files that no case produces: " + ", ".join(stray))
-    if update:
-        print(f"wrote {len(CASES)} expected outputs to {golden}")
-        return 0
-    for f in failures:
-        print("FAIL", f)
-    print(f"{len(CASES) - len(failures)} of {len(CASES)} cases match")
-    return 1 if failures else 0
+    assert not stray, "expected files that no case produces: " + ", ".join(stray)
+
+
+def update(build, golden):
+    for name, program, args in CASES:
+        with open(os.path.join(golden, name + ".txt"), "w") as f:
+            f.write(produce(build, program, args))
+    print(f"wrote {len(CASES)} expected outputs to {golden}")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) < 3:
+        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
+        sys.exit(2)
+    if "--update" in sys.argv[3:]:
+        sys.exit(update(sys.argv[1], sys.argv[2]))
+    sys.exit(run_as_script(__file__, {"BUILD_DIR": sys.argv[1], "GOLDEN_DIR": sys.argv[2]}))

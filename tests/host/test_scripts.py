@@ -33,7 +33,6 @@ import output_files  # noqa: E402  (scripts/ is on the path: conftest.py)
 source_dir = str(ROOT)
 scripts = os.path.join(source_dir, "scripts")
 
-from host_checks import check, failures  # noqa: E402
 
 
 def write_exe(path, body):
@@ -150,51 +149,44 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     m = Machine()
     m.install("catch2", "matplotlib")
     rc, out, err = m.run("test.sh", ["-L", "host"])
-    check(rc == 0, f"test.sh with everything installed: exit {rc}: {err.strip()}")
-    check(not any(c.startswith(("apt-get", "sudo", "python3 -m pip")) for c in m.calls()),
-          f"test.sh installs nothing when nothing is missing: {m.calls()}")
+    assert rc == 0, f"test.sh with everything installed: exit {rc}: {err.strip()}"
+    assert not any(c.startswith(("apt-get", "sudo", "python3 -m pip")) for c in m.calls()), f"test.sh installs nothing when nothing is missing: {m.calls()}"
     conf = m.configures()
-    check(len(conf) == 1 and "-DREDUCTION_BUILD_TESTS=ON" in conf[0], f"test.sh configures with the tests ON: {conf}")
-    check("ctest --output-on-failure --no-tests=error -L host" in m.calls(), f"test.sh runs ctest with its arguments: "
+    assert len(conf) == 1 and "-DREDUCTION_BUILD_TESTS=ON" in conf[0], f"test.sh configures with the tests ON: {conf}"
+    assert "ctest --output-on-failure --no-tests=error -L host" in m.calls(), (f"test.sh runs ctest with its arguments: "
           f"{m.calls()}")
     m.close()
 
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_UID=0)
-    check(rc == 0, f"test.sh as root with nothing installed: exit {rc}: {err.strip()}")
-    check(any(c.startswith("apt-get update") for c in m.calls()) and
-          any(c.startswith("apt-get install") and c.endswith("catch2 python3-matplotlib") for c in m.calls()),
-          f"test.sh as root installs catch2 and python3-matplotlib with apt-get: {m.calls()}")
-    check(len(m.configures()) == 1 and "ctest --output-on-failure --no-tests=error" in m.calls(),
-          f"test.sh as root goes on to build and test: {m.calls()}")
+    assert rc == 0, f"test.sh as root with nothing installed: exit {rc}: {err.strip()}"
+    assert ((any(c.startswith("apt-get update") for c in m.calls()) and
+          any(c.startswith("apt-get install") and c.endswith("catch2 python3-matplotlib") for c in m.calls()))), f"test.sh as root installs catch2 and python3-matplotlib with apt-get: {m.calls()}"
+    assert len(m.configures()) == 1 and "ctest --output-on-failure --no-tests=error" in m.calls(), f"test.sh as root goes on to build and test: {m.calls()}"
     m.close()
 
     m = Machine()
     m.install("catch2")
     rc, out, err = m.run("test.sh", FAKE_SUDO_RC=0)
-    check(rc == 0 and any(c.startswith("sudo env DEBIAN_FRONTEND=noninteractive apt-get install") and
-                          c.endswith(" python3-matplotlib") and "catch2" not in c for c in m.calls()),
-          f"test.sh with passwordless sudo installs only what is missing: exit {rc}: {m.calls()}")
+    assert ((rc == 0 and any(c.startswith("sudo env DEBIAN_FRONTEND=noninteractive apt-get install") and
+                          c.endswith(" python3-matplotlib") and "catch2" not in c for c in m.calls()))), f"test.sh with passwordless sudo installs only what is missing: exit {rc}: {m.calls()}"
     m.close()
 
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_NETWORK_RC=0)
     conf = m.configures()
-    check(rc == 0 and len(conf) == 1 and "-DREDUCTION_FETCH_CATCH2=ON" in conf[0],
-          f"test.sh without root but with a network has CMake download Catch2: exit {rc}: {m.calls()}")
-    check(any(c.startswith("python3 -m pip install --user") and c.endswith("matplotlib") for c in m.calls()),
-          f"test.sh without root but with a network installs matplotlib with pip --user: {m.calls()}")
-    check(not any(c.startswith("apt-get") for c in m.calls()), "test.sh without root or sudo does not run apt-get")
+    assert rc == 0 and len(conf) == 1 and "-DREDUCTION_FETCH_CATCH2=ON" in conf[0], f"test.sh without root but with a network has CMake download Catch2: exit {rc}: {m.calls()}"
+    assert any(c.startswith("python3 -m pip install --user") and c.endswith("matplotlib") for c in m.calls()), f"test.sh without root but with a network installs matplotlib with pip --user: {m.calls()}"
+    assert not any(c.startswith("apt-get") for c in m.calls()), "test.sh without root or sudo does not run apt-get"
     m.close()
 
 
     def expect_stop(name, m, rc, err, *needles):
         lines = [line for line in err.splitlines() if line.strip()]
-        check(rc == 2, f"{name}: exit {rc}, expected 2: {err.strip()}")
-        check(len(lines) >= 1 and all(n in lines[-1] for n in needles),
-              f"{name}: the last line of stderr lacks {needles}: {err.strip()}")
-        check(m.configures() == [] and not os.path.exists(m.build) and
-              not any(c.startswith("ctest") for c in m.calls()), f"{name}: nothing is configured, built or run")
+        assert rc == 2, f"{name}: exit {rc}, expected 2: {err.strip()}"
+        assert len(lines) >= 1 and all(n in lines[-1] for n in needles), f"{name}: the last line of stderr lacks {needles}: {err.strip()}"
+        assert ((m.configures() == [] and not os.path.exists(m.build) and
+              not any(c.startswith("ctest") for c in m.calls()))), f"{name}: nothing is configured, built or run"
 
 
     m = Machine()
@@ -202,9 +194,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     expect_stop("REDUCTION_NO_INSTALL=1 with nothing installed", m, rc, err, "Catch2 and matplotlib",
                 "REDUCTION_NO_INSTALL is set", "sudo apt-get install catch2 python3-matplotlib",
                 "run scripts/test.sh again")
-    check(len([line for line in err.splitlines() if line.strip()]) == 1, f"REDUCTION_NO_INSTALL: one sentence: {err}")
-    check(not any(c.startswith(("apt-get", "sudo", "git", "python3 -m pip install")) for c in m.calls()),
-          f"REDUCTION_NO_INSTALL=1 installs and downloads nothing: {m.calls()}")
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, f"REDUCTION_NO_INSTALL: one sentence: {err}"
+    assert not any(c.startswith(("apt-get", "sudo", "git", "python3 -m pip install")) for c in m.calls()), f"REDUCTION_NO_INSTALL=1 installs and downloads nothing: {m.calls()}"
     m.close()
 
     m = Machine()
@@ -225,8 +216,7 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     m.install("catch2", "matplotlib")
     open(os.path.join(m.state, "pandas_missing"), "w").close()
     rc, out, err = m.run("test.sh", FAKE_UID=0)
-    check(any(c.startswith("apt-get install") and c.endswith(" python3-pandas") for c in m.calls()),
-          f"test.sh as root installs python3-pandas when pandas is missing: {m.calls()}")
+    assert any(c.startswith("apt-get install") and c.endswith(" python3-pandas") for c in m.calls()), f"test.sh as root installs python3-pandas when pandas is missing: {m.calls()}"
     expect_stop("pandas still missing after apt-get, and no network", m, rc, err, "the tests need pandas (for",
                 "sudo apt-get install python3-pandas")
     m.close()
@@ -236,23 +226,21 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     rc, out, err = m.run("test.sh", REDUCTION_NO_INSTALL=1)
     expect_stop("only matplotlib missing", m, rc, err, "the tests need matplotlib", "sudo apt-get install "
                 "python3-matplotlib")
-    check("Catch2" not in err, f"only matplotlib missing: Catch2 is not named: {err.strip()}")
+    assert "Catch2" not in err, f"only matplotlib missing: Catch2 is not named: {err.strip()}"
     m.close()
 
     # A python3 that is not the system's (pyenv, a virtual environment): Debian's package does
     # not serve it, so apt-get installs Catch2 only and matplotlib comes from pip.
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python")
-    check(any(c.startswith("apt-get install") and c.endswith(" catch2") for c in m.calls()),
-          f"another python3: apt-get installs catch2 alone: {m.calls()}")
+    assert any(c.startswith("apt-get install") and c.endswith(" catch2") for c in m.calls()), f"another python3: apt-get installs catch2 alone: {m.calls()}"
     expect_stop("another python3 and no network", m, rc, err, "the tests need matplotlib (for ",
                 "pip install --user matplotlib failed", "-m pip install matplotlib'")
-    check("Catch2" not in err.splitlines()[-1], f"another python3: Catch2 was installed and is not named: {err}")
+    assert "Catch2" not in err.splitlines()[-1], f"another python3: Catch2 was installed and is not named: {err}"
     m.close()
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python", FAKE_NETWORK_RC=0)
-    check(rc == 0 and any(c.startswith("python3 -m pip install --user") for c in m.calls()),
-          f"another python3 with a network: pip installs matplotlib: exit {rc}: {m.calls()}")
+    assert rc == 0 and any(c.startswith("python3 -m pip install --user") for c in m.calls()), f"another python3 with a network: pip installs matplotlib: exit {rc}: {m.calls()}"
     m.close()
 
 # --- common.sh: configure every run; a failed configure breaks nothing ----------------
@@ -262,20 +250,18 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     m.install("catch2", "matplotlib")
     open(os.path.join(m.state, "configure_fails"), "w").close()
     rc, out, err = m.run("run_all.sh")
-    check(rc != 0 and not os.path.exists(m.build),
-          f"a failed first configure removes the build directory it created: exit {rc}, exists "
+    assert rc != 0 and not os.path.exists(m.build), (f"a failed first configure removes the build directory it created: exit {rc}, exists "
           f"{os.path.exists(m.build)}")
-    check("configuring" in err and "afresh" in err, f"a failed configure says so: {err.strip()}")
+    assert "configuring" in err and "afresh" in err, f"a failed configure says so: {err.strip()}"
     os.unlink(os.path.join(m.state, "configure_fails"))
     rc, out, err = m.run("run_all.sh", ["--n", "2^20"])
-    check(rc == 3 and "No CUDA device" in err, f"the next run configures, builds and runs: exit {rc}: {err.strip()}")
+    assert rc == 3 and "No CUDA device" in err, f"the next run configures, builds and runs: exit {rc}: {err.strip()}"
     conf = m.configures()
-    check(len(conf) == 2 and all("-DREDUCTION_BUILD_TESTS=AUTO" in c and "-DREDUCTION_BUILD_TESTS=ON" not in c
-                                  for c in conf), f"run_all.sh never asks for the tests (AUTO): {conf}")
-    check("-G Ninja" in conf[-1] or shutil.which("ninja") is None, f"a fresh directory picks the generator: {conf}")
+    assert ((len(conf) == 2 and all("-DREDUCTION_BUILD_TESTS=AUTO" in c and "-DREDUCTION_BUILD_TESTS=ON" not in c
+                                  for c in conf))), f"run_all.sh never asks for the tests (AUTO): {conf}"
+    assert "-G Ninja" in conf[-1] or shutil.which("ninja") is None, f"a fresh directory picks the generator: {conf}"
     rc, out, err = m.run("run_all.sh")
-    check(len(m.configures()) == 3 and "-G" not in m.configures()[-1],
-          f"an existing build directory is configured again (without a generator): {m.configures()}")
+    assert len(m.configures()) == 3 and "-G" not in m.configures()[-1], f"an existing build directory is configured again (without a generator): {m.configures()}"
     m.close()
 
     m = Machine()
@@ -285,33 +271,29 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     with open(os.path.join(m.build, "keep.txt"), "w") as f:
         f.write("mine\n")
     rc, out, err = m.run("run_all.sh")
-    check(rc == 3 and len(m.configures()) == 1 and "-G Ninja" in m.configures()[0] or shutil.which("ninja") is None,
-          f"a cache without a build system (an old failed configure) is configured afresh: exit {rc} {m.calls()}")
-    check(os.path.exists(os.path.join(m.build, "keep.txt")), "configuring afresh removes only CMake's own files")
+    assert rc == 3 and len(m.configures()) == 1 and "-G Ninja" in m.configures()[0] or shutil.which("ninja") is None, f"a cache without a build system (an old failed configure) is configured afresh: exit {rc} {m.calls()}"
+    assert os.path.exists(os.path.join(m.build, "keep.txt")), "configuring afresh removes only CMake's own files"
     open(os.path.join(m.state, "configure_fails"), "w").close()
     rc, out, err = m.run("run_all.sh")
-    check(rc != 0 and os.path.exists(os.path.join(m.build, "build.ninja")) and
-          os.path.exists(os.path.join(m.build, "keep.txt")),
-          "a failed reconfigure of a working build directory keeps it (the next run configures again)")
+    assert ((rc != 0 and os.path.exists(os.path.join(m.build, "build.ninja")) and
+          os.path.exists(os.path.join(m.build, "keep.txt")))), "a failed reconfigure of a working build directory keeps it (the next run configures again)"
     m.close()
 
     # PRESET: the preset's directory, or one sentence naming the presets there are.
     env = {k: v for k, v in os.environ.items() if k not in ("BUILD_DIR", "PRESET")}
     p = subprocess.run(["bash", "-c", f'source "{scripts}/common.sh"; PRESET=ci build_dir'], capture_output=True,
                        text=True, env=env)
-    check(p.returncode == 0 and p.stdout.strip() == os.path.join(source_dir, "build-ci"),
-          f"PRESET=ci builds in the ci preset's directory: {p.stdout.strip()!r} {p.stderr.strip()!r}")
+    assert p.returncode == 0 and p.stdout.strip() == os.path.join(source_dir, "build-ci"), f"PRESET=ci builds in the ci preset's directory: {p.stdout.strip()!r} {p.stderr.strip()!r}"
     p = subprocess.run(["bash", "-c", f'source "{scripts}/common.sh"; PRESET=debug build_dir'], capture_output=True,
                        text=True, env=env)
-    check(p.stdout.strip() == os.path.join(source_dir, "build-debug"), f"PRESET=debug: {p.stdout.strip()!r}")
+    assert p.stdout.strip() == os.path.join(source_dir, "build-debug"), f"PRESET=debug: {p.stdout.strip()!r}"
     m = Machine()
     m.install("catch2", "matplotlib")
     rc, out, err = m.run("test.sh", PRESET="ci")
-    check(rc == 0 and len(m.configures()) == 1 and "--preset ci" in m.configures()[0] and
-          f"-B {m.build}" in m.configures()[0], f"PRESET=ci configures through the preset: {m.calls()}")
+    assert ((rc == 0 and len(m.configures()) == 1 and "--preset ci" in m.configures()[0] and
+          f"-B {m.build}" in m.configures()[0])), f"PRESET=ci configures through the preset: {m.calls()}"
     rc, out, err = m.run("test.sh", PRESET="nosuch")
-    check(rc != 0 and "PRESET 'nosuch' is not a configure preset" in err and "ci" in err,
-          f"an unknown PRESET is named: exit {rc}: {err.strip()}")
+    assert rc != 0 and "PRESET 'nosuch' is not a configure preset" in err and "ci" in err, f"an unknown PRESET is named: exit {rc}: {err.strip()}"
     m.close()
 
 # --- run_doc_commands.py: refusals before anything runs ---------------------------------
@@ -325,8 +307,7 @@ def test_run_doc_commands_py_refusals_before_anything_runs():
                              (["--check-programs", os.path.join(tmp, "nobuild")], "is not a directory")]:
             p = subprocess.run([sys.executable, os.path.join(scripts, "run_doc_commands.py"), *args],
                                capture_output=True, text=True, timeout=60)
-            check(p.returncode == 2 and needle in p.stderr and p.stdout == "" and len(p.stderr.splitlines()) == 1,
-                  f"run_doc_commands.py {args}: exit {p.returncode}, stdout {p.stdout[:200]!r}, "
+            assert p.returncode == 2 and needle in p.stderr and p.stdout == "" and len(p.stderr.splitlines()) == 1, (f"run_doc_commands.py {args}: exit {p.returncode}, stdout {p.stdout[:200]!r}, "
                   f"stderr {p.stderr.strip()!r}")
 
 # --- output_files.py --------------------------------------------------------------------
@@ -341,24 +322,23 @@ def test_output_files_py():
         for path, needle in [("", "is not a file name"), (tmp, "is a directory"), ("/dev/null", "not a regular file"),
                              (locked, "is a read-only file"), (os.path.join(tmp, "no", "x"), "does not exist"),
                              (os.path.join(tmp, "x/"), "ends in '/'")]:
-            check(needle in output_files.problem(path, "--out"), f"output_files.problem({path!r}) lacks {needle!r}")
-        check(output_files.problem(os.path.join(tmp, "fine.csv"), "--out") == "", "a new file in a folder is fine")
-        check(output_files.directory_problem(locked, "--out").endswith("is not a directory: give a directory to write "
-                                                                       "the files in."), "a file is not a directory")
-        check(output_files.directory_problem(os.path.join(tmp, "new", "deeper"), "--out") == "" and
-              not os.path.exists(os.path.join(tmp, "new")), "a folder to create is fine, and checking creates nothing")
+            assert needle in output_files.problem(path, "--out"), f"output_files.problem({path!r}) lacks {needle!r}"
+        assert output_files.problem(os.path.join(tmp, "fine.csv"), "--out") == "", "a new file in a folder is fine"
+        assert ((output_files.directory_problem(locked, "--out").endswith("is not a directory: give a directory to write "
+                                                                       "the files in."))), "a file is not a directory"
+        assert ((output_files.directory_problem(os.path.join(tmp, "new", "deeper"), "--out") == "" and
+              not os.path.exists(os.path.join(tmp, "new")))), "a folder to create is fine, and checking creates nothing"
         target = os.path.join(tmp, "sub", "out.csv")
         with open(target + ".tmp", "w") as f:
             f.write("mine\n")
         output_files.write(target, "a,b\n")
         output_files.write(target, b"c,d\n")
         with open(target) as f:
-            check(f.read() == "c,d\n", "write() replaces the file whole")
+            assert f.read() == "c,d\n", "write() replaces the file whole"
         with open(target + ".tmp") as f:
-            check(f.read() == "mine\n", "write() leaves FILE.tmp alone")
-        check(sorted(os.listdir(os.path.join(tmp, "sub"))) == ["out.csv", "out.csv.tmp"], "write() leaves nothing else")
-        check(stat.S_IMODE(os.stat(target).st_mode) & 0o044 == 0o044 or os.umask(os.umask(0)) & 0o044,
-              "a new file is readable as a new file would be (not mkstemp's 0600)")
+            assert f.read() == "mine\n", "write() leaves FILE.tmp alone"
+        assert sorted(os.listdir(os.path.join(tmp, "sub"))) == ["out.csv", "out.csv.tmp"], "write() leaves nothing else"
+        assert stat.S_IMODE(os.stat(target).st_mode) & 0o044 == 0o044 or os.umask(os.umask(0)) & 0o044, "a new file is readable as a new file would be (not mkstemp's 0600)"
 
 
 if __name__ == "__main__":  # python3 tests/host/test_scripts.py: the same tests through pytest

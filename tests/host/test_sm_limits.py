@@ -7,7 +7,8 @@ threads and in block slots (which ptxas must call out of range). A limit set too
 would make ptxas ignore the bound (an error under the ci preset); one set too low would
 leave part of the SM unused. No GPU is needed.
 
-usage: test_sm_limits.py NVCC SOURCE_DIR
+usage: NVCC=PATH/TO/nvcc SOURCE_DIR=REPOSITORY python3 -m pytest tests/host/test_sm_limits.py
+   or: test_sm_limits.py NVCC SOURCE_DIR
 """
 import os
 import re
@@ -15,34 +16,43 @@ import subprocess
 import sys
 import tempfile
 
-if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
-    print(__doc__.strip())
-    sys.exit(0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2)
-nvcc, source_dir = sys.argv[1], os.path.abspath(sys.argv[2])
-probe = os.path.join(source_dir, "tests", "host", "data", "sm_limits_probe.cu")
-include = os.path.join(source_dir, "common")
+import pytest
 
-listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True)
-archs = sorted({int(a) for a in re.findall(r"compute_(\d+)", listed.stdout)})
-if listed.returncode != 0 or not archs:
-    print(f"FAIL: {nvcc} --list-gpu-arch named no architecture: {listed.stderr.strip()}")
-    sys.exit(1)
-archs = [a for a in archs if a >= 75]  # the oldest the project builds for
+from conftest import env_arg, run_as_script
 
-failures = 0
-with tempfile.TemporaryDirectory() as scratch:
-    for arch in archs:
-        p = subprocess.run([nvcc, f"-arch=sm_{arch}", "-cubin", "-I", include, "-o",
-                            os.path.join(scratch, "probe.cubin"), probe], capture_output=True, text=True)
-        if p.returncode != 0:
-            print(f"FAIL sm_{arch}: the probe did not compile: {p.stderr.strip()[:2000]}")
-            failures += 1
-            continue
-        out_of_range = set(re.findall(r"for entry (\w+) is out of range", p.stderr))
-        expected = {"threads_over", "blocks_over"}
-        ok = out_of_range == expected
-        print(f"{'ok' if ok else 'FAIL'} sm_{arch}: ptxas calls {sorted(out_of_range) or 'nothing'} out of range"
-              f" (expected {sorted(expected)})")
-        failures += not ok
-print(f"{len(archs) - failures} of {len(archs)} architectures agree with common/sm_limits.hpp")
-sys.exit(1 if failures else 0)
+
+def archs_of(nvcc):
+    listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True)
+    archs = sorted({int(a) for a in re.findall(r"compute_(\d+)", listed.stdout)})
+    assert listed.returncode == 0 and archs, f"{nvcc} --list-gpu-arch named no architecture: {listed.stderr.strip()}"
+    return [a for a in archs if a >= 75]  # the oldest the project builds for
+
+
+def test_ptxas_agrees_with_sm_limits():
+    nvcc = env_arg("NVCC", "PATH/TO/nvcc")
+    source_dir = os.path.abspath(env_arg("SOURCE_DIR", "the repository"))
+    probe = os.path.join(source_dir, "tests", "host", "data", "sm_limits_probe.cu")
+    include = os.path.join(source_dir, "common")
+    archs = archs_of(nvcc)
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for arch in archs:
+            p = subprocess.run([nvcc, f"-arch=sm_{arch}", "-cubin", "-I", include, "-o",
+                                os.path.join(scratch, "probe.cubin"), probe], capture_output=True, text=True)
+            if p.returncode != 0:
+                failures.append(f"sm_{arch}: the probe did not compile: {p.stderr.strip()[:2000]}")
+                continue
+            out_of_range = set(re.findall(r"for entry (\w+) is out of range", p.stderr))
+            expected = {"threads_over", "blocks_over"}
+            if out_of_range != expected:
+                failures.append(f"sm_{arch}: ptxas calls {sorted(out_of_range) or 'nothing'} out of range"
+                                f" (expected {sorted(expected)})")
+    assert not failures, (f"{len(failures)} of {len(archs)} architectures disagree with common/sm_limits.hpp:\n"
+                          + "\n".join(failures))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2)
+    sys.exit(run_as_script(__file__, {"NVCC": sys.argv[1], "SOURCE_DIR": sys.argv[2]}))

@@ -1,24 +1,11 @@
-"""What the host tests share: check() records a failed check and goes on; under pytest,
-a test during which a check failed fails, naming every failed check (tests/host/conftest.py). load_script() imports one of scripts/*.py as a
-module, run_script() runs it as a program, gpus_present() counts the GPUs CUDA sees."""
+"""What several host tests share: load_script() imports one of scripts/*.py as a module,
+run_script() runs it as a program, gpus_present() counts the GPUs CUDA sees."""
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def named_check(name, ok, detail=""):
-    """check() with the failure written as "name: detail"."""
-    check(ok, f"{name}" + (f": {detail}" if detail and not ok else ""))
 
 
 def load_script(path: Path, name: str):
