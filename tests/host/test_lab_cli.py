@@ -5,49 +5,56 @@ on stderr naming the value, no file written); then exit code 3 for a device that
 there, and with no GPU at all, exit 3 for a plain run with nothing written. Runs with
 or without a GPU: no case here starts a measurement.
 
-usage: test_lab_cli.py PATH/TO/build/lab/NAME
+usage: LAB_PROGRAM=PATH/TO/build/lab/NAME python3 -m pytest tests/host/test_lab_cli.py
+   or: test_lab_cli.py PATH/TO/build/lab/NAME
+Each test collects its failed checks and fails naming all of them.
 """
 import os
 import subprocess
 import sys
-import tempfile
 
-program = sys.argv[1]
-name = os.path.basename(program)
-failures = []
-passed = 0
+from conftest import env_arg, run_as_script
+
+
+def program():
+    return env_arg("LAB_PROGRAM", "PATH/TO/build/lab/NAME")
 
 
 def run(args):
-    p = subprocess.run([program] + args, capture_output=True, text=True, timeout=120)
+    p = subprocess.run([program()] + args, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
 
-def expect(label, ok, detail):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{label}: {detail}")
+def expect(problems, label, ok, detail):
+    if not ok:
+        problems.append(f"{label}: {detail}")
 
 
 def one_sentence(err):
     """One line on stderr, naming the program, ending with a full stop."""
+    name = os.path.basename(program())
     lines = err.strip().splitlines()
     return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
 
 
-rc, out, err = run(["--help"])
-expect("--help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "lab/notes/90_lab_notes.md",
-               "Exit codes"):
-    expect(f"--help names {needle!r}", needle in out, f"output {out!r}")
+def test_help():
+    name = os.path.basename(program())
+    problems = []
+    rc, out, err = run(["--help"])
+    expect(problems, "--help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    for needle in (f"usage: {name}", "--csv FILE", "--json FILE", "--device D", "lab/notes/90_lab_notes.md",
+                   "Exit codes"):
+        expect(problems, f"--help names {needle!r}", needle in out, f"output {out!r}")
+    # A design whose sum the memory model does not promise is named a diagnostic in --help.
+    if name == "finish":
+        expect(problems, "finish --help calls fence a racy diagnostic", "fence (diagnostic, racy" in out,
+               f"output {out!r}")
+    assert not problems, f"{name}:\n" + "\n".join(problems)
 
-# A design whose sum the memory model does not promise is named a diagnostic in --help.
-if name == "finish":
-    expect("finish --help calls fence a racy diagnostic", "fence (diagnostic, racy" in out, f"output {out!r}")
 
-with tempfile.TemporaryDirectory() as scratch:
+def test_refusals_and_missing_device(tmp_path):
+    scratch = str(tmp_path)
+    problems = []
     missing = os.path.join(scratch, "no", "such", "dir")
     for args, needle in [
         (["bogus"], "unexpected argument 'bogus'"),
@@ -64,25 +71,28 @@ with tempfile.TemporaryDirectory() as scratch:
         (["--csv", os.path.join(scratch, "a.csv"), "--bogus"], "unknown option '--bogus'"),
     ]:
         rc, out, err = run(args)
-        expect(f"{args}", rc == 2 and needle in err and one_sentence(err),
+        expect(problems, f"{args}", rc == 2 and needle in err and one_sentence(err),
                f"exit {rc} (expected 2), stderr {err!r} (expected one sentence with {needle!r})")
-    expect("no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+    expect(problems, "no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
     # No such device, with or without a GPU in this machine: exit 3 before any work.
     csv = os.path.join(scratch, "r.csv")
     rc, out, err = run(["--device", "1023", "--csv", csv])
-    expect("--device 1023", rc == 3 and one_sentence(err) and out == "",
+    expect(problems, "--device 1023", rc == 3 and one_sentence(err) and out == "",
            f"exit {rc} (expected 3), stdout {out!r}, stderr {err!r}")
-    expect("no file written for a missing device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+    expect(problems, "no file written for a missing device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
     # With no GPU at all, a plain run stops with exit 3 too.
     if "No CUDA device" in err:
         rc, out, err = run(["--csv", csv, f"--json={scratch}/r.json"])
-        expect("no GPU", rc == 3 and "No CUDA device" in err and one_sentence(err),
+        expect(problems, "no GPU", rc == 3 and "No CUDA device" in err and one_sentence(err),
                f"exit {rc} (expected 3), stderr {err!r}")
-        expect("no file written without a GPU", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+        expect(problems, "no file written without a GPU", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+    assert not problems, f"{os.path.basename(program())}:\n" + "\n".join(problems)
 
-for f in failures:
-    print("FAIL:", f)
-print(f"{name}: {passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__.strip())
+        sys.exit(2)
+    sys.exit(run_as_script(__file__, {"LAB_PROGRAM": sys.argv[1]}))

@@ -6,16 +6,24 @@ and with no GPU at all, exit 3 for a plain run with nothing written. Starts no
 measurement, so it runs with or without a GPU. (The warp_tools step of scripts/device.sh,
 its racecheck verdicts included, is tested in test_device_driver.py.)
 
-usage: test_warp_tools_cli.py PATH/TO/warp_tools PATH/TO/volatile_last_warp
+usage: WARP_TOOLS=PATH/TO/warp_tools VOLATILE_LAST_WARP=PATH/TO/volatile_last_warp python3 -m pytest \
+           tests/host/test_warp_tools_cli.py
+   or: test_warp_tools_cli.py PATH/TO/warp_tools PATH/TO/volatile_last_warp
+Each test collects its failed checks and fails naming all of them.
 """
 import os
 import subprocess
 import sys
-import tempfile
 
-warp_tools, volatile_last_warp = sys.argv[1], sys.argv[2]
-failures = []
-passed = 0
+from conftest import env_arg, run_as_script
+
+
+def warp_tools():
+    return env_arg("WARP_TOOLS", "PATH/TO/build/lab/warp_tools")
+
+
+def volatile_last_warp():
+    return env_arg("VOLATILE_LAST_WARP", "PATH/TO/build/lab/volatile_last_warp")
 
 
 def run(program, args):
@@ -23,12 +31,9 @@ def run(program, args):
     return p.returncode, p.stdout, p.stderr
 
 
-def expect(label, ok, detail):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{label}: {detail}")
+def expect(problems, label, ok, detail):
+    if not ok:
+        problems.append(f"{label}: {detail}")
 
 
 def one_sentence(name, err):
@@ -37,39 +42,46 @@ def one_sentence(name, err):
     return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
 
 
-def check_refusals(program, cases, scratch):
+def check_refusals(problems, program, cases, scratch):
     name = os.path.basename(program)
     for args, needle in cases:
         rc, out, err = run(program, args)
-        expect(f"{name} {args}", rc == 2 and needle in err and one_sentence(name, err) and out == "",
+        expect(problems, f"{name} {args}", rc == 2 and needle in err and one_sentence(name, err) and out == "",
                f"exit {rc} (expected 2), stdout {out!r}, stderr {err!r} (expected one sentence with {needle!r})")
-    expect(f"{name}: no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+    expect(problems, f"{name}: no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
 
-def check_no_device(program, args, scratch):
+def check_no_device(problems, program, args, scratch):
     name = os.path.basename(program)
     rc, out, err = run(program, ["--device", "1023"] + args)
-    expect(f"{name} --device 1023", rc == 3 and one_sentence(name, err) and out == "",
+    expect(problems, f"{name} --device 1023", rc == 3 and one_sentence(name, err) and out == "",
            f"exit {rc} (expected 3), stdout {out!r}, stderr {err!r}")
     if "No CUDA device" in err:  # this machine has no GPU at all
         rc, out, err = run(program, args)
-        expect(f"{name} without a GPU", rc == 3 and "No CUDA device" in err and one_sentence(name, err),
+        expect(problems, f"{name} without a GPU", rc == 3 and "No CUDA device" in err and one_sentence(name, err),
                f"exit {rc} (expected 3), stderr {err!r}")
-    expect(f"{name}: no file written without a device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
+    expect(problems, f"{name}: no file written without a device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
 
 # ---- warp_tools ---------------------------------------------------------------------------
 
-rc, out, err = run(warp_tools, ["--help"])
-expect("warp_tools --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-for needle in ("usage: warp_tools", "--n N", "--csv FILE", "--json FILE", "--device D", "--reps R", "--warm-l2",
-               "__reduce_add_sync", "__ballot_sync", "cooperative_groups::reduce", "u32-reduce-add", "f32-ballot",
-               "chapters/08_warp_shuffles.md", "chapters/09_cooperative_groups.md", "Exit codes"):
-    expect(f"warp_tools --help names {needle!r}", needle in out, f"output {out!r}")
 
-with tempfile.TemporaryDirectory() as scratch:
+def test_warp_tools_help():
+    problems = []
+    rc, out, err = run(warp_tools(), ["--help"])
+    expect(problems, "warp_tools --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    for needle in ("usage: warp_tools", "--n N", "--csv FILE", "--json FILE", "--device D", "--reps R", "--warm-l2",
+                   "__reduce_add_sync", "__ballot_sync", "cooperative_groups::reduce", "u32-reduce-add", "f32-ballot",
+                   "chapters/08_warp_shuffles.md", "chapters/09_cooperative_groups.md", "Exit codes"):
+        expect(problems, f"warp_tools --help names {needle!r}", needle in out, f"output {out!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_warp_tools_refusals_and_missing_device(tmp_path):
+    problems = []
+    scratch = str(tmp_path)
     missing = os.path.join(scratch, "no", "such", "dir")
-    check_refusals(warp_tools, [
+    check_refusals(problems, warp_tools(), [
         (["bogus"], "unexpected argument 'bogus'"),
         (["--bogus"], "unknown option '--bogus'"),
         (["--n"], "option --n needs a value"),
@@ -85,18 +97,27 @@ with tempfile.TemporaryDirectory() as scratch:
         # A bad option after a good output file: refused before anything is written.
         (["--csv", os.path.join(scratch, "a.csv"), "--n", "0"], "--n"),
     ], scratch)
-    check_no_device(warp_tools, ["--n", "1000", "--csv", os.path.join(scratch, "r.csv")], scratch)
+    check_no_device(problems, warp_tools(), ["--n", "1000", "--csv", os.path.join(scratch, "r.csv")], scratch)
+    assert not problems, "\n".join(problems)
+
 
 # ---- volatile_last_warp -------------------------------------------------------------------
 
-rc, out, err = run(volatile_last_warp, ["--help"])
-expect("volatile_last_warp --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-for needle in ("usage: volatile_last_warp", "--variant V", "volatile, syncwarp or shuffle", "--n N", "--device D",
-               "racecheck", "chapters/08_warp_shuffles.md", "Exit codes"):
-    expect(f"volatile_last_warp --help names {needle!r}", needle in out, f"output {out!r}")
 
-with tempfile.TemporaryDirectory() as scratch:
-    check_refusals(volatile_last_warp, [
+def test_volatile_last_warp_help():
+    problems = []
+    rc, out, err = run(volatile_last_warp(), ["--help"])
+    expect(problems, "volatile_last_warp --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    for needle in ("usage: volatile_last_warp", "--variant V", "volatile, syncwarp or shuffle", "--n N", "--device D",
+                   "racecheck", "chapters/08_warp_shuffles.md", "Exit codes"):
+        expect(problems, f"volatile_last_warp --help names {needle!r}", needle in out, f"output {out!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_volatile_last_warp_refusals_and_missing_device(tmp_path):
+    problems = []
+    scratch = str(tmp_path)
+    check_refusals(problems, volatile_last_warp(), [
         (["--variant", "lockstep"], "--variant 'lockstep'"),
         (["--variant"], "option --variant needs a value"),
         (["--n", "0"], "--n"),
@@ -104,9 +125,12 @@ with tempfile.TemporaryDirectory() as scratch:
         (["--bogus"], "unknown option '--bogus'"),
         (["extra"], "unexpected argument 'extra'"),
     ], scratch)
-    check_no_device(volatile_last_warp, ["--variant", "syncwarp"], scratch)
+    check_no_device(problems, volatile_last_warp(), ["--variant", "syncwarp"], scratch)
+    assert not problems, "\n".join(problems)
 
-for f in failures:
-    print("FAIL:", f)
-print(f"warp tools command lines: {passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__.strip())
+        sys.exit(2)
+    sys.exit(run_as_script(__file__, {"WARP_TOOLS": sys.argv[1], "VOLATILE_LAST_WARP": sys.argv[2]}))
