@@ -12,8 +12,8 @@ else()
   set(_mpiexec -)
   set(_sum_program -)
 endif()
-add_test(NAME multi_gpu_mpi_cli COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/host/test_multi_gpu_mpi_cli.py
-                                        ${_mpi_program} ${_mpiexec})
+add_test(NAME multi_gpu_mpi_cli COMMAND ${CMAKE_COMMAND} -E env MULTI_GPU_MPI=${_mpi_program} MPIEXEC=${_mpiexec}
+                                        ${REDUCTION_PYTEST} ${CMAKE_CURRENT_SOURCE_DIR}/host/test_multi_gpu_mpi_cli.py)
 set_tests_properties(multi_gpu_mpi_cli PROPERTIES LABELS host SKIP_RETURN_CODE 77 TIMEOUT 600)
 add_test(NAME gpu_multi_gpu_mpi COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_multi_gpu_mpi.py ${_mpiexec}
                                         ${_mpi_program} ${_sum_program})
@@ -30,6 +30,6 @@ endif()
 add_gpu_test(gpu_multi_gpu_tests SOURCES gpu/test_multi_gpu.cpp LIBS multi_gpu_core)
 set_tests_properties(gpu_multi_gpu_tests PROPERTIES TIMEOUT 600)
 # Its refusals: exit 2 and one sentence before a GPU is looked for, exit 3 for missing GPUs.
-add_test(NAME multi_gpu_cli COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/host/test_multi_gpu_cli.py
-                                    $<TARGET_FILE:multi_gpu_sum>)
+add_test(NAME multi_gpu_cli COMMAND ${CMAKE_COMMAND} -E env MULTI_GPU_SUM=$<TARGET_FILE:multi_gpu_sum>
+                                    ${REDUCTION_PYTEST} ${CMAKE_CURRENT_SOURCE_DIR}/host/test_multi_gpu_cli.py)
 set_tests_properties(multi_gpu_cli PROPERTIES LABELS host)
