@@ -15,8 +15,9 @@ endif()
 add_test(NAME multi_gpu_mpi_cli COMMAND ${CMAKE_COMMAND} -E env MULTI_GPU_MPI=${_mpi_program} MPIEXEC=${_mpiexec}
                                         ${REDUCTION_PYTEST} ${CMAKE_CURRENT_SOURCE_DIR}/host/test_multi_gpu_mpi_cli.py)
 set_tests_properties(multi_gpu_mpi_cli PROPERTIES LABELS host SKIP_RETURN_CODE 77 TIMEOUT 600)
-add_test(NAME gpu_multi_gpu_mpi COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_multi_gpu_mpi.py ${_mpiexec}
-                                        ${_mpi_program} ${_sum_program})
+add_test(NAME gpu_multi_gpu_mpi COMMAND ${CMAKE_COMMAND} -E env MPIEXEC=${_mpiexec} MULTI_GPU_MPI=${_mpi_program}
+                                        MULTI_GPU_SUM=${_sum_program}
+                                        ${REDUCTION_PYTEST} ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_multi_gpu_mpi.py)
 set_tests_properties(gpu_multi_gpu_mpi PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # Nothing more when NCCL was not found (multi_gpu/CMakeLists.txt says so while configuring).
