@@ -245,6 +245,7 @@ def test_dry_run_prints_each_step_and_its_commands():
 # Rows that no step wrote under that name, and why they are left out.
 MANIFEST_EXCLUDED = [
     (r"^by hand", "made by hand (the commands head the file or the manifest names them)"),
+    (r"^`by hand: ", "made by hand, as the file's own command line says"),
     (r"^an earlier or A/B run kept in history/", "an older file renamed into history/ by hand"),
     (r"^`SANITIZE_STAGES=STAGES scripts/device\.sh sanitize`", "the sanitize step over chosen stages, its file"
      " renamed by hand"),
