@@ -266,6 +266,7 @@ logged() {
     return
   fi
   (
+    echo "# commit: $(run_commit)"
     "$2"
     printf '%s\n' "${written[@]}" >"$scratch/written"
     exit "$status"

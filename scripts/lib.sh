@@ -15,8 +15,11 @@
 #                    (the EXIT trap, which then packs, see pack).
 #   writes PATH      announces a result file (dry run) and records it for PACK.
 #   capture [-s] [-n] NAME CMD   CMD with --csv OUT/NAME.csv (not with -n), its output
-#                    (stdout only with -s) into OUT/NAME.txt, written whole; a failure sets
-#                    status=1.
+#                    (stdout only with -s) into OUT/NAME.txt, written whole, after a first
+#                    line '# commit: C' (run_commit); a failure sets status=1.
+#   run_commit       the commit the results come from: REDUCTION_COMMIT (what the programs
+#                    record too), else git's HEAD here (with -dirty for local changes), else
+#                    "unknown".
 #   sanitize LOG TOOL [OPTION...] -- CMD   one compute-sanitizer run, the one sanitizer
 #                    call of every step: the whole output into LOG, and a verdict file holding
 #                    "rc errors hazards verdict" (verdict ok: exit 0, a summary line, no
@@ -99,6 +102,20 @@ build_targets() {
   }
 }
 
+run_commit() {
+  if [ -n "${REDUCTION_COMMIT:-}" ]; then
+    echo "$REDUCTION_COMMIT"
+    return
+  fi
+  local head
+  head=$(git -C "$(repo_root)" rev-parse --short HEAD 2>/dev/null) || {
+    echo unknown
+    return
+  }
+  git -C "$(repo_root)" diff --quiet HEAD 2>/dev/null || head+=-dirty
+  echo "$head"
+}
+
 capture() {
   local stdout_only=0 csv=1
   while :; do
@@ -116,10 +133,18 @@ capture() {
   if [ "$DRY_RUN" = 1 ]; then
     echo "run: $(_line "${cmd[@]}") > $OUT/$name.txt"
   else
+    local commit
+    commit=$(run_commit)
     if [ "$stdout_only" = 1 ]; then
-      "${cmd[@]}" | tee_atomic "$OUT/$name.txt"
+      {
+        echo "# commit: $commit"
+        "${cmd[@]}"
+      } | tee_atomic "$OUT/$name.txt"
     else
-      "${cmd[@]}" 2>&1 | tee_atomic "$OUT/$name.txt"
+      {
+        echo "# commit: $commit"
+        "${cmd[@]}" 2>&1
+      } | tee_atomic "$OUT/$name.txt"
     fi
     local rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] || {

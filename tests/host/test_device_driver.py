@@ -52,7 +52,7 @@ def run_driver(args, env=None, folder=None):
     full = {k: v for k, v in os.environ.items()
             if not re.match(r"^(OUT|BUILD_DIR|RESULTS_DIR|PACK|TABLE_SIZES|ARCHS|LAB_EXPERIMENTS|EXPERIMENTS|AB_.*|"
                             r"STEPS|SWEEP.*|GPU_COUNTS|DEVICE_GPUS?|SANITIZE_.*|REPS|BUDGET_.*|SCAN_SIZES|"
-                            r"BOUND_SIZES|TORCH_SWEEP|MULTI_GPU_SWEEP)$", k)}
+                            r"BOUND_SIZES|TORCH_SWEEP|MULTI_GPU_SWEEP|REDUCTION_COMMIT)$", k)}
     if folder is not None:
         full["PATH"] = _stand_in_path(folder)
     full.update(env or {})
@@ -245,6 +245,7 @@ def test_dry_run_prints_each_step_and_its_commands():
 # Rows that no step wrote under that name, and why they are left out.
 MANIFEST_EXCLUDED = [
     (r"^by hand", "made by hand (the commands head the file or the manifest names them)"),
+    (r"^`by hand: ", "made by hand, as the file's own command line says"),
     (r"^an earlier or A/B run kept in history/", "an older file renamed into history/ by hand"),
     (r"^`SANITIZE_STAGES=STAGES scripts/device\.sh sanitize`", "the sanitize step over chosen stages, its file"
      " renamed by hand"),
@@ -423,7 +424,7 @@ def stand_ins(tmp: Path, out: Path, build: Path, **extra) -> dict:
         (bin_dir / name).write_text("#!/usr/bin/env bash\n" + body)
         (bin_dir / name).chmod(0o755)
     return {"PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_PROGRAM": str(fake), "FAKE_LOG": str(tmp / "calls.log"),
-            "OUT": str(out), "BUILD_DIR": str(build), "TMPDIR": str(tmp), **extra}
+            "OUT": str(out), "BUILD_DIR": str(build), "TMPDIR": str(tmp), "REDUCTION_COMMIT": "abc1234", **extra}
 
 
 def test_real_run_of_the_logged_steps_on_stand_ins():
@@ -442,6 +443,9 @@ def test_real_run_of_the_logged_steps_on_stand_ins():
         on_disk = {str(p) for p in out.rglob("*") if p.is_file()}
         assert on_disk == announced, on_disk ^ announced
         log = (out / "occupancy_device.txt").read_text()
+        # a step's log and a captured table each begin with the commit they came from
+        assert log.startswith("# commit: abc1234\n")
+        assert (out / "occupancy_03_sweep.txt").read_text().startswith("# commit: abc1234\n")
         assert log.count("refused as expected") == 5 and log.count("sanitize ") == 7 and "FAILED" not in log
         mp = (out / "mixed_precision_device.txt").read_text()
         # 2 sizes x 2 variants x 4 tools, each clean
@@ -543,7 +547,8 @@ def test_real_run_on_stand_ins_writes_the_dry_runs_files():
         assert len(list((out / "sanitize_library").glob("*.log"))) == 8
         # the table step's files are the runner's, whole
         assert (out / "reduce_2p20.csv").read_text() == "key,median_us\n12,1.5\n"
-        assert (out / "reduce_2p20.txt").read_text() == "reduce ran\n"
+        # the printout, after the commit it came from (REDUCTION_COMMIT, as the programs record it)
+        assert (out / "reduce_2p20.txt").read_text() == "# commit: abc1234\nreduce ran\n"
         # the sweep and the flush tables take the stages from 12 on (reduce --list) and cub
         calls = (tmp / "calls.log").read_text().splitlines()
         assert f"reduce --sweep 2^10:2^30 --stages 12,cub --csv {out}/sweep.csv" in calls, calls

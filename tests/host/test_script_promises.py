@@ -356,9 +356,9 @@ def replay():
         (table_build / "reduction" / "reduce").chmod(0o755)
         h100 = repo / "results" / "h100"
         case("a GPU: device.sh table", ["device.sh", "table"], 0, env={**with_gpu, "TABLE_SIZES": "20",
-             "BUILD_DIR": str(table_build)}, writes=(h100 / "reduce_2p20.csv", h100 / "reduce_2p20.txt", table_build),
-             tools=True)
-        check((h100 / "reduce_2p20.txt").read_text() == "01 reduce table\n" and
+             "BUILD_DIR": str(table_build), "REDUCTION_COMMIT": "abc1234"},
+             writes=(h100 / "reduce_2p20.csv", h100 / "reduce_2p20.txt", table_build), tools=True)
+        check((h100 / "reduce_2p20.txt").read_text() == "# commit: abc1234\n01 reduce table\n" and
               (h100 / "reduce_2p20.csv").read_text() == "key,gbs\n01,1\n",
               "device.sh table on an H100 writes results/h100/reduce_2p20.csv and .txt")
         # A failed build: exit 1, no step runs, nothing written (the folders the configure made removed).
