@@ -39,7 +39,7 @@ struct Options : common::MeasureOptions {
 };
 
 // What `reduce --list --format csv` prints: the listing's columns as a CSV with one
-// metadata line, the form scripts read (scripts/registry.csv is a copy of it).
+// metadata line, the form scripts read (results/registry.csv is a copy of it).
 std::string registry_csv(const std::vector<const Stage*>& selection) {
   std::vector<common::Record> records;
   for (const Stage* s : selection)

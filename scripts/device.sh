@@ -118,12 +118,12 @@ SCAN_SIZES=${SCAN_SIZES:-${powers}1000,1000003,10000019}
   refuse "$program" "TORCH_SWEEP '${TORCH_SWEEP:-}' is not a sweep such as 2^10:2^30."
 # SANITIZE_STAGES: items as reduce --stages takes them, checked against the committed registry.
 known=" all stages baselines $(awk -F, 'NR > 2 { printf "%s %s ", $1, $2 } $3 == "stage" { printf "%d ", $1 }' \
-  scripts/registry.csv)"
+  results/registry.csv)"
 IFS=, read -r -a items <<<"${SANITIZE_STAGES:-all}"
 for s in "${items[@]}"; do
   [[ $s =~ ^[0-9]+-[0-9]+$ || ($s =~ ^[a-z0-9_]+$ && $known == *" $s "*) ]] ||
     [[ $s =~ ^[0-9]{1,4}$ && $known == *" $((10#$s)) "* ]] ||
-    refuse "$program" "SANITIZE_STAGES item '$s' is not a stage: a key or id of scripts/registry.csv, all, stages," \
+    refuse "$program" "SANITIZE_STAGES item '$s' is not a stage: a key or id of results/registry.csv, all, stages," \
       "baselines or a range such as 11-17."
 done
 [ -z "${GPU_COUNTS:-}" ] || [[ $GPU_COUNTS =~ ^[0-9]+(,[0-9]+)*$ ]] ||

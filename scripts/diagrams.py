@@ -655,13 +655,13 @@ def script_text() -> str:
 def collect(root: Path, read) -> dict:
     """read(), the parameters of a figure, with the SHA-256 of every CSV it read through
     result_files.load (directly or through read_table) under "csv_sha256", and the sources
-    read through read_source (and the stage list, scripts/registry.csv) under "code_files"."""
+    read through read_source (and the stage list, results/registry.csv) under "code_files"."""
     csvs, load, code = {}, result_files.load, []
 
     def recording_load(path):
         table = load(path)
         shown = display(Path(path), root)
-        if shown == "scripts/registry.csv":  # the stage list is code: the titles and sources used are parameters
+        if shown == "results/registry.csv":  # the stage list is code: the titles and sources used are parameters
             code.append(shown)
         else:
             csvs[shown] = hashlib.sha256(Path(path).read_bytes()).hexdigest()

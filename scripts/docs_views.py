@@ -604,8 +604,8 @@ class RegisteredStage:
 # that the docs can be generated and checked without a build; the host test
 # registry_snapshot (tests/host/test_registry_snapshot.py) fails whenever it differs from
 # what the program prints.
-REGISTRY_SNAPSHOT = Path("scripts") / "registry.csv"
-REGISTRY_COMMAND = "build/reduction/reduce --list --format csv > scripts/registry.csv"
+REGISTRY_SNAPSHOT = Path("results") / "registry.csv"
+REGISTRY_COMMAND = "build/reduction/reduce --list --format csv > results/registry.csv"
 
 
 def read_registry(root: Path) -> list[RegisteredStage]:

@@ -11,7 +11,7 @@ start with '|'), HTML comments (the docs' markers), images and the addresses of 
 
 The budget (a stage chapter explains one stage in about ten minutes of reading):
   a stage chapter        1,600 words a stage it explains (about 1,200 is the aim); the
-                         stages come from the registry (scripts/registry.csv)
+                         stages come from the registry (results/registry.csv)
   a topic chapter        1,800 (00, 00a, 20 and later)
   README.md              1,500
   the reader's path      30,000 (README.md and every chapter together)
@@ -66,7 +66,7 @@ def words(text: str) -> int:
 
 
 def stages_per_chapter(root: Path) -> dict[str, int]:
-    registry = root / "scripts" / "registry.csv"
+    registry = root / "results" / "registry.csv"
     if not registry.is_file():
         raise FileNotFoundError(f"{registry} is missing")
     counts: dict[str, int] = {}

@@ -40,6 +40,7 @@ ANY, MULTI = r"[^/]+/", r"[^/]+x\d+/"  # a GPU folder; a multi-GPU one (results/
 # pattern's groups and {gpu} the GPU folder). The first row that matches wins.
 WRITERS = [
     (r"build/cuda12_build\.txt", "`scripts/cuda12_build.sh`"),
+    (r"registry\.csv", "`build/reduction/reduce --list --format csv` (the registry; the ctest registry_snapshot keeps it current)"),
     (ANY + r"ctest\.txt", "`scripts/device.sh test`"),
     (ANY + r"ctest_gpu_arch_([\w-]+)\.txt", r"`ARCHS=\1 scripts/device.sh arch`"),
     (ANY + r"ctest_gpu\.txt", "by hand: `ctest -L gpu` in the build of `scripts/device.sh build`"),

@@ -75,7 +75,7 @@ titles. An empty CSV cell prints as "-". Each table ends with a line naming its 
 device, driver, commit and date from the file's "# key: value" metadata.
 
 The registered stages (the registry as `reduce --list --format csv` prints it, read from
-its committed copy scripts/registry.csv), with links to their source files and chapters:
+its committed copy results/registry.csv), with links to their source files and chapters:
 
     <!-- stages: kind=all|stage|baseline -->
     (generated)

@@ -287,9 +287,9 @@ RUNNING = (
 
 
 def write_registry(box, rows):
-    """The sandbox's scripts/registry.csv, as `reduce --list --format csv` writes it."""
+    """The sandbox's results/registry.csv, as `reduce --list --format csv` writes it."""
     (box.root / "scripts").mkdir(exist_ok=True)
-    (box.root / "scripts" / "registry.csv").write_text(
+    (box.root / "results" / "registry.csv").write_text(
         "# registry: test\nkey,id,kind,title,source,chapter\n" + "".join(r + "\n" for r in rows), encoding="utf-8"
     )
 
@@ -481,7 +481,7 @@ def test_stage_list():
     text = path.read_text(encoding="utf-8")
     assert ((rc == 0 and "| 01 | the first | [reduction/01_first.cu](../reduction/01_first.cu) | [chapters/c.md](c.md) |"
           in text and text.index("| 01 |") < text.index("| lib |"))), f"stage list: generated from the registry in its order: {text + err}"
-    (box.root / "scripts" / "registry.csv").unlink()
+    (box.root / "results" / "registry.csv").unlink()
     rc, _, err = box.run()
     assert rc == 2 and "reduce --list --format csv" in err, f"stage list: a missing registry snapshot is an error that names the command writing it: {err}"
     box.close()
