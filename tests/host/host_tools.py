@@ -34,3 +34,8 @@ def gpus_present():
     if visible is not None:
         found = min(found, len([x for x in visible.split(",") if x.strip()]))
     return found
+
+
+def detail(text) -> str:
+    """': TEXT' for an assertion's message when TEXT says something, else nothing."""
+    return f": {text}" if str(text) else ""

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from host_tools import detail
 SCRIPT = ROOT / "scripts" / "access_ncu.py"
 METRICS = subprocess.run([sys.executable, str(SCRIPT), "--metrics"], capture_output=True, text=True,
                          check=True).stdout.strip().split(",")
@@ -72,14 +73,15 @@ def test_access_ncu():
         assert [r["key"] for r in rows] == ["stride-1", "two-kernels"], f"one row per key, in key order: {rows}"
         if len(rows) == 2:
             a, b = rows
-            assert a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", f"sectors per request: {a}"
+            assert a["ld_sectors_per_request"] == "4" and a["dram_sectors_per_request"] == "4", (
+                f"sectors per request: {a}")
             assert a["duration_us"] == "2", f"duration in us: {a}"
             assert a["dram_read_mb"] == "0.0128", f"dram MB = sectors x 32: {a}"
             assert b["kernels"] == "2" and b["ld_sectors_per_request"] == "18", f"a row's kernels are summed: {b}"
             assert b["smem_ld_wavefronts_per_inst"] == "3", f"wavefronts per instruction: {b}"
             assert a["smem_ld_wavefronts_per_inst"] == "", f"no shared loads: empty, not zero: {a}"
             assert a["program"] == "01_prog", f"the program column: {a}"
-        assert out.exists() and "# device: Test GPU" in out.read_text(), "metadata lines" + (": " + str("") if "" else "")
+        assert out.exists() and "# device: Test GPU" in out.read_text(), "metadata lines"
 
         rc, err, rows, _ = run(tmp, ["stride-1", "stride-2"], good)
         assert rc == 2 and "stride-2" in err, f"a row with no kernel: exit 2: {err}"
@@ -137,11 +139,13 @@ def test_plot_access():
         assert [s for s, _, _ in data["strides"]] == [1, 2, 4, 8, 16, 32], f"stride data sorted by stride: {data}"
         assert data["random"] == 300 and len(data["offsets"]) == 32, f"the random row: {data}"
         b = dg.MODULES["figures/access_banks.py"].from_csv(dg, tmp / "access_05_bank_padding.csv")
-        assert b["base_us"] == 100 and len(b["series"][1]) == 33, f"bank data: the stride-1 time scales the prediction: {b}"
+        assert b["base_us"] == 100 and len(b["series"][1]) == 33, (
+            f"bank data: the stride-1 time scales the prediction: {b}")
 
         (tmp / "access_05_bank_padding.csv").unlink()
         p = plot(tmp)
-        assert p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr, f"plot_access.py: a missing CSV is exit 2: {p.stderr}"
+        assert p.returncode == 2 and "access_05_bank_padding.csv" in p.stderr, (
+            f"plot_access.py: a missing CSV is exit 2: {p.stderr}")
         (tmp / "access_05_bank_padding.csv").write_text(bank_csv())
         (tmp / "access_01_stride_offset.csv").write_text(stride_csv().replace("random,random", "random,diagonal"))
         p = plot(tmp)
@@ -182,16 +186,18 @@ def test_profile_access(build_dir):
         profiled = [c for c in calls if "--import" not in c]
         assert ((len(profiled) == 2
               and "--nvtx-include stride-2/" in profiled[0] and "--only stride-2 --n 2^20 --run-once" in profiled[0]
-              and "--nvtx-include offset-3/" in profiled[1])), "profile.sh access: one ncu run per row, through its NVTX range and --only" + (": " + str("\n".join(calls)) if "\n".join(calls) else "")
+              and "--nvtx-include offset-3/" in profiled[1])), "profile.sh access: one ncu run per row, through its NVTX range and --only" + detail("\n".join(calls))
         table = tmp / "out" / "ncu_metrics_access_01_stride_offset.csv"
         rows = list(csv.DictReader(l for l in table.read_text().splitlines() if not l.startswith("#"))) \
             if table.exists() else []
-        assert [r["item"] for r in rows] == ["stride-2", "offset-3"], f"profile.sh access: the table has the two rows: {rows}"
+        assert [r["item"] for r in rows] == ["stride-2", "offset-3"], (
+            f"profile.sh access: the table has the two rows: {rows}")
         p = subprocess.run(args + ["stride-3"], capture_output=True, text=True, env=env, timeout=300)
         assert p.returncode == 2 and "stride-3" in p.stderr, f"profile.sh access: an unknown row is exit 2: {p.stderr}"
         p = subprocess.run(args[:3] + ["access_99_nothing"] + args[4:], capture_output=True, text=True, env=env,
                            timeout=300)
-        assert p.returncode == 2 and "not found" in p.stderr, f"profile.sh access: a program that is not built is exit 2: {p.stderr}"
+        assert p.returncode == 2 and "not found" in p.stderr, (
+            f"profile.sh access: a program that is not built is exit 2: {p.stderr}")
 
 
 if __name__ == "__main__":  # python3 tests/host/test_access_scripts.py --build-dir DIR: the same tests through pytest

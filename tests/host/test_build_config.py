@@ -65,7 +65,8 @@ def test_configure():
     with tempfile.TemporaryDirectory() as tmp:
         auto = os.path.join(tmp, "auto")
         rc, out = configure(auto, "-DREDUCTION_WARNINGS_AS_ERRORS=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
-        assert rc == 0 and "Catch2 was not found: the tests are not built" in out, f"no Catch2, REDUCTION_BUILD_TESTS=AUTO: configuring succeeds and says so (exit {rc})\n{out[-1500:]}"
+        assert rc == 0 and "Catch2 was not found: the tests are not built" in out, (
+            f"no Catch2, REDUCTION_BUILD_TESTS=AUTO: configuring succeeds and says so (exit {rc})\n{out[-1500:]}")
         commands = []
         if rc == 0:
             with open(os.path.join(auto, "compile_commands.json"), encoding="utf-8") as f:
@@ -75,7 +76,8 @@ def test_configure():
         cxx = [c["command"] for c in commands if c["file"].endswith("reduction/runner.cpp")]
         cu = [c["command"] for c in commands if c["file"].endswith("reduction/05_sequential_addressing.cu")]
         assert len(cxx) == 1 and " -Werror " in cxx[0] + " ", f"warnings as errors: host code gets -Werror: {cxx}"
-        assert len(cu) == 1 and "--Werror=all-warnings" in cu[0] and "-Xcompiler=-Werror" in cu[0], f"warnings as errors: CUDA code gets --Werror=all-warnings and -Xcompiler=-Werror: {cu}"
+        assert len(cu) == 1 and "--Werror=all-warnings" in cu[0] and "-Xcompiler=-Werror" in cu[0], (
+            f"warnings as errors: CUDA code gets --Werror=all-warnings and -Xcompiler=-Werror: {cu}")
 
         plain = os.path.join(tmp, "plain")
         rc, out = configure(plain, "-DREDUCTION_BUILD_TESTS=OFF", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
@@ -87,7 +89,8 @@ def test_configure():
             assert not any("Werror" in c for c in plain_commands), "without the option no warning is an error"
             # Without MPI (hidden here) the one-process-per-GPU program is left out, saying so,
             # and the rest builds; without NCCL neither multi-GPU program is configured.
-            assert not any(c["file"].endswith("multi_gpu/multi_gpu_mpi.cpp") for c in plain_entries), "no MPI: multi_gpu_mpi is not built"
+            assert not any(c["file"].endswith("multi_gpu/multi_gpu_mpi.cpp") for c in plain_entries), (
+                "no MPI: multi_gpu_mpi is not built")
             if "multi_gpu/multi_gpu_sum: NCCL" in out:
                 assert (("multi_gpu/multi_gpu_mpi is not built: MPI (mpicc and mpi.h) was not found" in out and
                       any(c["file"].endswith("multi_gpu/multi_gpu_sum.cpp") for c in plain_entries))), f"no MPI: configuring says multi_gpu_mpi is not built and builds multi_gpu_sum\n{out[-1500:]}"
@@ -100,7 +103,8 @@ def test_configure():
               "apt-get install catch2" in out and "scripts/test.sh" in out)), f"no Catch2, REDUCTION_BUILD_TESTS=ON: configuring stops saying how to get it (exit {rc})\n{out[-1500:]}"
 
         rc, out = configure(os.path.join(tmp, "bad"), "-DREDUCTION_BUILD_TESTS=maybe")
-        assert rc != 0 and "REDUCTION_BUILD_TESTS is 'maybe'; use ON, OFF or AUTO" in out, f"a bad REDUCTION_BUILD_TESTS is named (exit {rc})"
+        assert rc != 0 and "REDUCTION_BUILD_TESTS is 'maybe'; use ON, OFF or AUTO" in out, (
+            f"a bad REDUCTION_BUILD_TESTS is named (exit {rc})")
 
         # test.sh with Catch2 hidden from CMake and installing forbidden: one sentence, exit 2,
         # before anything is configured.
@@ -119,15 +123,18 @@ def test_presets_versions_and_documents():
     presets = json.loads(read("CMakePresets.json"))
     schema = presets["version"]
     stated = (presets["cmakeMinimumRequired"]["major"], presets["cmakeMinimumRequired"]["minor"])
-    assert schema in SCHEMA_NEEDS and SCHEMA_NEEDS[schema] <= stated, f"CMakePresets.json schema {schema} needs CMake {SCHEMA_NEEDS.get(schema)}, more than the {stated} it states"
+    assert schema in SCHEMA_NEEDS and SCHEMA_NEEDS[schema] <= stated, (
+        f"CMakePresets.json schema {schema} needs CMake {SCHEMA_NEEDS.get(schema)}, more than the {stated} it states")
     minimum = re.search(r"cmake_minimum_required\(VERSION (\d+)\.(\d+)", read("CMakeLists.txt"))
-    assert minimum and (int(minimum.group(1)), int(minimum.group(2))) == stated, f"CMakeLists.txt's cmake_minimum_required and the presets' cmakeMinimumRequired {stated} agree"
+    assert minimum and (int(minimum.group(1)), int(minimum.group(2))) == stated, (
+        f"CMakeLists.txt's cmake_minimum_required and the presets' cmakeMinimumRequired {stated} agree")
     version = f"{stated[0]}.{stated[1]}"
     for doc in ("README.md", "chapters/00_introduction.md"):
         named = set(re.findall(r"CMake (\d+\.\d+) or newer", read(doc)))
         assert named == {version}, f"{doc} names CMake {named or 'no version'}, the build needs {version}"
     configure_presets = {p["name"]: p for p in presets["configurePresets"]}
-    assert configure_presets.get("ci", {}).get("cacheVariables", {}).get("REDUCTION_WARNINGS_AS_ERRORS") == "ON", "the ci preset makes warnings errors"
+    assert configure_presets.get("ci", {}).get("cacheVariables", {}).get("REDUCTION_WARNINGS_AS_ERRORS") == "ON", (
+        "the ci preset makes warnings errors")
     p = subprocess.run(["cmake", "--list-presets"], cwd=source_dir, capture_output=True, text=True)
     assert p.returncode == 0 and '"ci"' in p.stdout, f"cmake --list-presets reads the presets: {p.stderr.strip()}"
 
@@ -135,14 +142,19 @@ def test_presets_versions_and_documents():
     # have, from Turing (sm_75: T4, RTX 20xx) to Blackwell (sm_100, sm_120); CI builds and
     # tests it.
     archs = configure_presets.get("archs", {})
-    assert archs.get("inherits") == "ci" and archs.get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == ARCHS, f"the archs preset inherits ci and builds for {ARCHS}: {archs}"
-    assert configure_presets.get("ci", {}).get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == "90", "the ci preset builds for sm_90"
+    assert archs.get("inherits") == "ci" and archs.get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == ARCHS, (
+        f"the archs preset inherits ci and builds for {ARCHS}: {archs}")
+    assert configure_presets.get("ci", {}).get("cacheVariables", {}).get("CMAKE_CUDA_ARCHITECTURES") == "90", (
+        "the ci preset builds for sm_90")
     ci = read(".ci/run")
-    assert re.search(r"^PRESET=archs exec scripts/test\.sh\s*$", ci, re.M) is not None, ".ci/run runs the README's test command (scripts/test.sh) through the archs preset"
+    assert re.search(r"^PRESET=archs exec scripts/test\.sh\s*$", ci, re.M) is not None, (
+        ".ci/run runs the README's test command (scripts/test.sh) through the archs preset")
     assert "clang-format-14" in ci, ".ci/run installs clang-format 14 for the format check"
-    assert "libopenmpi-dev" in ci and "openmpi-bin" in ci, ".ci/run installs Open MPI, so multi_gpu_mpi is built and its command line checked"
+    assert "libopenmpi-dev" in ci and "openmpi-bin" in ci, (
+        ".ci/run installs Open MPI, so multi_gpu_mpi is built and its command line checked")
     readme = read("README.md")
-    assert "scripts/test.sh" in readme and "PRESET=archs scripts/test.sh" in read("REFERENCE.md"), "the README names the test command and the reference the form CI runs"
+    assert "scripts/test.sh" in readme and "PRESET=archs scripts/test.sh" in read("REFERENCE.md"), (
+        "the README names the test command and the reference the form CI runs")
     # The full list of prerequisites is on the reference page the README links.
     assert "REFERENCE.md#prerequisites" in readme, "the README links the full list of prerequisites"
     reference = read("REFERENCE.md")
@@ -169,8 +181,10 @@ def test_oldest_cuda_toolkit():
         return
     assert os.path.exists(log_path), "results/build/cuda12_build.txt, the CUDA 12 build's log, is committed"
     log = read("results/build/cuda12_build.txt") if os.path.exists(log_path) else ""
-    assert re.search(r"^cuda12_build\.sh: the build of commit [0-9a-f]{40} ", log, re.M) is not None, "the CUDA 12 build log names the commit it built"
-    assert re.search(rf"^Cuda compilation tools, release {re.escape(cuda)}, ", log, re.M) is not None, f"the CUDA 12 build log's nvcc is CUDA {cuda}"
+    assert re.search(r"^cuda12_build\.sh: the build of commit [0-9a-f]{40} ", log, re.M) is not None, (
+        "the CUDA 12 build log names the commit it built")
+    assert re.search(rf"^Cuda compilation tools, release {re.escape(cuda)}, ", log, re.M) is not None, (
+        f"the CUDA 12 build log's nvcc is CUDA {cuda}")
     assert ((re.search(rf"^cuda12_build\.sh: CUDA {re.escape(cuda)} built every target for \S+ in \d+ min with "
                     r"warnings as errors, and every host test passed\.$", log, re.M) is not None and
           "100% tests passed" in log)), f"the CUDA 12 build log shows CUDA {cuda} building every target and passing"

@@ -35,6 +35,7 @@ MAX_BYTES = 150 * 1024
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import host_tools  # noqa: E402
+from host_tools import detail  # noqa: E402
 
 diagrams = host_tools.load_script(SCRIPT, "diagrams")
 
@@ -76,11 +77,12 @@ def png_chunk_types(data):
 def test_registry_lists_every_png():
     problems = diagrams.registry_problems(ROOT)
     assert not problems, ("every PNG the docs link, every PNG in chapters/ and results/, every module of scripts/figures/ is in the "
-          "registry") + (": " + str("\n    ".join(problems)) if "\n    ".join(problems) else "")
+          "registry") + detail("\n    ".join(problems))
     paths = [f.path for f in diagrams.FIGURES]
     assert len(paths) == len(set(paths)), f"the registry names each PNG once: {paths}"
     data = [p for p in paths if p.startswith("results/")]
-    assert len(paths) - len(data) >= 33 and len(data) >= 7, f"the registry holds the concept figures and the data plots: {len(paths) - len(data)} concept figures, {len(data)} data plots"
+    assert len(paths) - len(data) >= 33 and len(data) >= 7, (
+        f"the registry holds the concept figures and the data plots: {len(paths) - len(data)} concept figures, {len(data)} data plots")
 
 
 FRESH = {}  # path -> a drawing made here that could not be compared byte for byte with the committed one
@@ -98,13 +100,15 @@ def test_committed_figures_are_current(can_draw):
         data = path.read_bytes()
         assert len(data) < MAX_BYTES, f"{f.path}: smaller than 150 KB: {len(data)} bytes"
         chunks = diagrams.png_text(data)
-        assert set(chunks) == {"Fingerprint", "Renderer"} and "tIME" not in png_chunk_types(data), f"{f.path}: carries its fingerprint and renderer, and no date: text chunks {sorted(chunks)}, chunk types {png_chunk_types(data)}"
+        assert set(chunks) == {"Fingerprint", "Renderer"} and "tIME" not in png_chunk_types(data), (
+            f"{f.path}: carries its fingerprint and renderer, and no date: text chunks {sorted(chunks)}, chunk types {png_chunk_types(data)}")
         try:
             inputs = diagrams.figure_inputs(f, ROOT)
         except diagrams.DiagramError as e:
-            assert False, f"{f.path}: its parameters can be read" + (": " + str(e) if str(e) else "")
+            assert False, f"{f.path}: its parameters can be read" + detail(e)
             continue
-        assert chunks.get("Fingerprint") == diagrams.fingerprint(f, inputs), f"{f.path}: not stale (fingerprint of the script, its module, its parameters and CSVs): the sources, result files or drawing code changed since it was drawn: run scripts/diagrams.py"
+        assert chunks.get("Fingerprint") == diagrams.fingerprint(f, inputs), (
+            f"{f.path}: not stale (fingerprint of the script, its module, its parameters and CSVs): the sources, result files or drawing code changed since it was drawn: run scripts/diagrams.py")
         recorded.add(chunks.get("Renderer", "?"))
         if plt is None:
             continue
@@ -113,7 +117,8 @@ def test_committed_figures_are_current(can_draw):
             assert fresh == data, f"{f.path}: byte for byte what the script draws now: run scripts/diagrams.py"
         else:
             FRESH[f.path] = fresh
-            assert png_size(fresh) == png_size(data), f"{f.path}: a fresh drawing here has the committed size: {png_size(fresh)} against {png_size(data)}"
+            assert png_size(fresh) == png_size(data), (
+                f"{f.path}: a fresh drawing here has the committed size: {png_size(fresh)} against {png_size(data)}")
     if renderer is not None and recorded and recorded != {renderer}:
         warnings.warn(f"the committed figures were drawn with {', '.join(sorted(recorded))}; this machine has "
                       f"{renderer}, so their fingerprints and sizes were compared, not their bytes")
@@ -160,13 +165,15 @@ def test_code_and_csv_changes_make_exactly_their_figures_stale():
         assert stale(root) == set(), f"staleness: an untouched copy is current: {stale(root)}"
         edit(root / "reduction" / "15_one_cluster.cu", "constexpr int kMaxCluster = 16;",
              "constexpr int kMaxCluster = 8;")
-        assert stale(root) == {"chapters/figures/cluster_dsmem.png"}, f"staleness: a new cluster size makes cluster_dsmem.png stale, and only it: {stale(root)}"
+        assert stale(root) == {"chapters/figures/cluster_dsmem.png"}, (
+            f"staleness: a new cluster size makes cluster_dsmem.png stale, and only it: {stale(root)}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         copy_repository(root)
         stage07 = next((root / "reduction").glob("07_*.cu"))
         edit(stage07, "constexpr int kNumLoad = 4;", "constexpr int kNumLoad = 2;")
-        assert stale(root) == {"chapters/figures/loads_in_flight.png"}, f"staleness: a new kNumLoad in stage 07 makes loads_in_flight.png stale, and only it: {stale(root)}"
+        assert stale(root) == {"chapters/figures/loads_in_flight.png"}, (
+            f"staleness: a new kNumLoad in stage 07 makes loads_in_flight.png stale, and only it: {stale(root)}")
         # A data plot: one number of the committed CSV it plots.
         ladder = root / "results" / "h200" / "reduce_2p28.csv"
         lines = ladder.read_text(encoding="utf-8").splitlines()
@@ -178,11 +185,14 @@ def test_code_and_csv_changes_make_exactly_their_figures_stale():
         assert stale(root) == {"chapters/figures/loads_in_flight.png", "results/h200/ladder.png"}, ("staleness: CUB's GB/s halved in results/h200/reduce_2p28.csv makes results/h200/ladder.png stale, and "
               "only it besides loads_in_flight.png") + ": " + f"{stale(root)}"
         edit(root / "results" / "h100" / "peers_ceiling.csv", "\n", "\n\n")
-        assert "results/h100/sweep.png" in stale(root) and "results/h200/sweep.png" not in stale(root), f"staleness: a changed peers file beside the H100's sweep makes results/h100/sweep.png stale: {stale(root)}"
+        assert "results/h100/sweep.png" in stale(root) and "results/h200/sweep.png" not in stale(root), (
+            f"staleness: a changed peers file beside the H100's sweep makes results/h100/sweep.png stale: {stale(root)}")
         edit(root / "results" / "h200" / "reduce_2p24.csv", "# sm_count: 132", "# sm_count: 114")
-        assert {"chapters/figures/loads_in_flight.png", "chapters/figures/roofline.png"} <= stale(root), f"staleness: a new SM count in reduce_2p24.csv makes the concept figures drawn from it stale: {stale(root)}"
+        assert {"chapters/figures/loads_in_flight.png", "chapters/figures/roofline.png"} <= stale(root), (
+            f"staleness: a new SM count in reduce_2p24.csv makes the concept figures drawn from it stale: {stale(root)}")
         edit(root / "results" / "h200x4" / "multi_gpu.csv", ",0.558384558,", ",0.6,")
-        assert "chapters/figures/multi_gpu_efficiency.png" in stale(root), "staleness: a new efficiency in the four-GPU results makes multi_gpu_efficiency.png stale"
+        assert "chapters/figures/multi_gpu_efficiency.png" in stale(root), (
+            "staleness: a new efficiency in the four-GPU results makes multi_gpu_efficiency.png stale")
         # Redrawn from the changed inputs, every figure is current again.
         rc, out, err = run_script("--root", root)
         assert rc == 0, f"staleness: redrawing the copy succeeds: exit {rc}: {err}"
@@ -200,14 +210,16 @@ def test_code_and_csv_changes_make_exactly_their_figures_stale():
         assert ((stale(root) == {"chapters/figures/warp_shuffle_down.png", "results/h200/access_banks.png",
                               "results/h100/sweep.png"})), f"staleness: a deleted figure or plot, or a plot whose CSV is gone, is reported: {stale(root)}"
         problems = diagrams.check(root, diagrams.FIGURES, redraw=False)
-        assert any(p.startswith("results/h100/sweep.png cannot be drawn now: results/h100/sweep.csv") for p in problems), "staleness: the plot whose CSV is gone names the CSV" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
+        assert any(p.startswith("results/h100/sweep.png cannot be drawn now: results/h100/sweep.csv") for p in problems), (
+            "staleness: the plot whose CSV is gone names the CSV" + detail("\n".join(problems)))
 
 
 def test_unlisted_pngs_fail_the_check():
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         copy_repository(root)
-        assert diagrams.registry_problems(root) == [], "registry: a copy of the repository has no unlisted PNG" + (": " + str("\n".join(diagrams.registry_problems(root))) if "\n".join(diagrams.registry_problems(root)) else "")
+        assert diagrams.registry_problems(root) == [], (
+            "registry: a copy of the repository has no unlisted PNG" + detail("\n".join(diagrams.registry_problems(root))))
         # A chapter links a PNG the registry does not list (the file need not exist); a fenced example does not count.
         chapter = next((root / "chapters").glob("01_*.md"))
         chapter.write_text(chapter.read_text(encoding="utf-8") + "\n![new](figures/unlisted.png)\n\n```\n"
@@ -218,14 +230,18 @@ def test_unlisted_pngs_fail_the_check():
         (notes / "99_note.md").write_text("See [the plot][p].\n\n[p]: ../../results/h200/unlisted_plot.png\n",
                                           encoding="utf-8")
         problems = diagrams.registry_problems(root)
-        assert any(p.startswith(f"chapters/{chapter.name} links figures/unlisted.png") for p in problems), "registry: a chapter's link to an unlisted PNG is named" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
-        assert any(p.startswith("lab/notes/99_note.md links ../../results/h200/unlisted_plot.png") for p in problems), "registry: a lab note's link to an unlisted plot is named" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
-        assert not any("in_a_code_block" in p for p in problems), "registry: a PNG in a fenced code block is not a link" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
+        assert any(p.startswith(f"chapters/{chapter.name} links figures/unlisted.png") for p in problems), (
+            "registry: a chapter's link to an unlisted PNG is named" + detail("\n".join(problems)))
+        assert any(p.startswith("lab/notes/99_note.md links ../../results/h200/unlisted_plot.png") for p in problems), (
+            "registry: a lab note's link to an unlisted plot is named" + detail("\n".join(problems)))
+        assert not any("in_a_code_block" in p for p in problems), (
+            "registry: a PNG in a fenced code block is not a link" + detail("\n".join(problems)))
         # An unlisted PNG file in results/ fails even when nothing links it.
         shutil.copy(root / "results" / "h200" / "ladder.png", root / "results" / "h200x4" / "ladder.png")
         problems = diagrams.registry_problems(root)
-        assert any(p.startswith("results/h200x4/ladder.png is not in the registry") for p in problems), "registry: an unlisted PNG in results/ is named" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
-        assert len(problems) == 3, "registry: exactly these three problems" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
+        assert any(p.startswith("results/h200x4/ladder.png is not in the registry") for p in problems), (
+            "registry: an unlisted PNG in results/ is named" + detail("\n".join(problems)))
+        assert len(problems) == 3, "registry: exactly these three problems" + detail("\n".join(problems))
         rc, out, err = run_script("--root", root, "--check")
         assert ((rc == 1 and
               f"chapters/{chapter.name} links figures/unlisted.png" in out and "results/h200x4/ladder.png" in out)), f"registry: --check fails with exit 1, naming the chapter and the unlisted PNG: exit {rc}: {out}{err}"
@@ -239,7 +255,8 @@ def test_unlisted_pngs_fail_the_check():
             problems = diagrams.registry_problems(ROOT)
         finally:
             diagrams.FIGURE_DIR = saved
-        assert problems == ["scripts/figures/unregistered.py is not in the registry in scripts/diagrams.py"], "registry: a module of scripts/figures/ it does not name" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
+        assert problems == ["scripts/figures/unregistered.py is not in the registry in scripts/diagrams.py"], (
+            "registry: a module of scripts/figures/ it does not name" + detail("\n".join(problems)))
 
 
 def test_registry_refuses_a_module_out_of_place():
@@ -280,7 +297,8 @@ def test_redrawn_bytes_are_compared(can_draw):
             pixels.save(buf, format="PNG", pnginfo=info)
             (root / figure.path).write_bytes(buf.getvalue())
             problems = diagrams.check(root, [figure])
-            assert len(problems) == 1 and "differs from what scripts/diagrams.py draws now" in problems[0], f"bytes: {figure.path} with the right fingerprint and other pixels differs from a fresh drawing" + (": " + str("\n".join(problems)) if "\n".join(problems) else "")
+            assert len(problems) == 1 and "differs from what scripts/diagrams.py draws now" in problems[0], (
+                f"bytes: {figure.path} with the right fingerprint and other pixels differs from a fresh drawing" + detail("\n".join(problems)))
 
 
 def inputs_of(name, root):
@@ -295,7 +313,7 @@ def refused(what, call, needle):
         call()
         assert False, f"refusal: {what}: no error"
     except diagrams.DiagramError as e:
-        assert needle in str(e), f"refusal: {what}" + (": " + str(e) if str(e) else "")
+        assert needle in str(e), f"refusal: {what}" + detail(e)
 
 
 def test_refusals():
@@ -333,18 +351,19 @@ def test_refusals():
             inputs_of("cluster_dsmem.png", root)
             assert False, "refusal: a constant that is gone is named: no error"
         except diagrams.DiagramError as e:
-            assert "defines no constant kMaxCluster" in str(e), "refusal: a constant that is gone is named" + (": " + str(e) if str(e) else "")
+            assert "defines no constant kMaxCluster" in str(e), "refusal: a constant that is gone is named" + detail(e)
         (root / "reduction" / "banks.hpp").write_text("constexpr int kBanks = 16;\n", encoding="utf-8")
         try:
             inputs_of("bank_conflicts.png", root)
             assert False, "refusal: a source that disagrees on the bank count: no error"
         except diagrams.DiagramError as e:
-            assert "kBanks = 16" in str(e), "refusal: a source that disagrees on the bank count" + (": " + str(e) if str(e) else "")
+            assert "kBanks = 16" in str(e), "refusal: a source that disagrees on the bank count" + detail(e)
 
 
 def test_command_line():
     rc, out, err = run_script("--check", "--only", "reduction_tree.png,cluster_dsmem.png")
-    assert rc == 0 and "All 2 figures are current" in out, f"command line: --check passes on the repository: exit {rc}: {out}{err}"
+    assert rc == 0 and "All 2 figures are current" in out, (
+        f"command line: --check passes on the repository: exit {rc}: {out}{err}")
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "out"
         for args, needle in (
@@ -354,11 +373,13 @@ def test_command_line():
         ):
             rc, out, err = run_script(*args, "--out", target)
             lines = [line for line in err.splitlines() if line.strip()]
-            assert rc == 2 and len(lines) == 1 and needle in err and not out, f"command line: {' '.join(args)} is refused with exit 2 and one sentence: exit {rc}: {err.strip()}"
+            assert rc == 2 and len(lines) == 1 and needle in err and not out, (
+                f"command line: {' '.join(args)} is refused with exit 2 and one sentence: exit {rc}: {err.strip()}")
         assert not target.exists(), "command line: nothing is written after a refusal"
     rc, out, _ = run_script("--list")
     names = [line.split("\t")[0] for line in out.splitlines()]
-    assert rc == 0 and names == [f.path for f in diagrams.FIGURES], f"command line: --list names every registered PNG: {out}"
+    assert rc == 0 and names == [f.path for f in diagrams.FIGURES], (
+        f"command line: --list names every registered PNG: {out}")
     rc, out, _ = run_script("--list", "--only", "sweep.png")
     assert ((rc == 0 and len(out.splitlines()) == 2 and
           "results/h100/sweep.csv results/h100/peers_cub_modes.csv" in out)), f"command line: --list names the CSVs a data plot reads: {out}"

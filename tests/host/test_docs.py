@@ -23,6 +23,7 @@ SCRIPT = ROOT / "scripts" / "update_docs.py"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import host_tools  # noqa: E402
+from host_tools import detail  # noqa: E402
 
 docs = host_tools.load_script(SCRIPT, "update_docs")
 
@@ -102,13 +103,13 @@ def test_links_and_images():
                 bad.append(f"{where}: no such file")
             elif anchor and dest.suffix == ".md" and anchor not in anchors_of(dest):
                 bad.append(f"{where}: no heading with that anchor")
-    assert not bad, f"relative links and images ({count} checked)" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
+    assert not bad, f"relative links and images ({count} checked)" + detail("\n    ".join(bad))
 
 
 def test_readme_lists_every_chapter():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     missing = [c.name for c in sorted((ROOT / "chapters").glob("*.md")) if f"chapters/{c.name}" not in readme]
-    assert not missing, "README.md links every chapter" + (": " + str(", ".join(missing)) if ", ".join(missing) else "")
+    assert not missing, "README.md links every chapter" + detail(", ".join(missing))
 
 
 def chapter_texts():
@@ -124,7 +125,8 @@ def test_every_stage_has_its_chapter():
             bad.append(f"{s.key}: chapter {s.chapter} does not exist")
         elif s.source not in chapter.read_text(encoding="utf-8"):
             bad.append(f"{s.key}: {s.chapter} never names {s.source}")
-    assert not bad and stages, f"every registered stage and baseline ({len(stages)}) is explained in its chapter" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
+    assert not bad and stages, (
+        f"every registered stage and baseline ({len(stages)}) is explained in its chapter" + detail("\n    ".join(bad)))
 
 
 def test_other_programs_are_covered():
@@ -133,7 +135,8 @@ def test_other_programs_are_covered():
         (ROOT / "occupancy").glob("[0-9][0-9]_*.cu")
     ) + sorted((ROOT / "access_patterns").glob("[0-9][0-9]_*.cu"))
     missing = [str(p.relative_to(ROOT)) for p in sources if str(p.relative_to(ROOT)) not in texts]
-    assert not missing, f"every mixed-precision variant, occupancy and access-pattern program ({len(sources)}) is in a chapter" + (": " + str(", ".join(missing)) if ", ".join(missing) else "")
+    assert not missing, (
+        f"every mixed-precision variant, occupancy and access-pattern program ({len(sources)}) is in a chapter" + detail(", ".join(missing)))
 
 
 def prose_only(text):
@@ -160,7 +163,7 @@ def test_no_measured_numbers_in_prose():
         for m in HAND_NUMBER.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
             bad.append(f"{md.relative_to(ROOT)}:{line}: {m.group(0)!r}")
-    assert not bad, "no measured time or ratio typed into the prose" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
+    assert not bad, "no measured time or ratio typed into the prose" + detail("\n    ".join(bad))
 
 
 # ---- the generator on temporary files ----------------------------------------------
@@ -254,7 +257,8 @@ def test_ranges_empty_cells_and_tiny_numbers():
     assert ((rc == 0 and "| 02 |" in text and "| 03 |" in text
           and "| 01 |" not in text and "| 11 |" not in text)), f"range rows=02-03 selects 02 and 03 only: {text + err}"
     assert "| 02 | 50.0 | 0.50 | - | 3.0e-08 |" in text, f"an empty cell prints as -: {text}"
-    assert "| 03 | 3.0e-04 | 4.0e-05 | - | - |" in text, f"a number too small for its format is not printed as zero: {text}"
+    assert "| 03 | 3.0e-04 | 4.0e-05 | - | - |" in text, (
+        f"a number too small for its format is not printed as zero: {text}")
     box.close()
 
 
@@ -317,10 +321,12 @@ def test_running_view():
     assert rc == 0, f"running view: exit 0: {err}"
     assert (("| # | stage | time (us) | GB/s | step speedup | cumulative speedup |\n"
           "|:---|:---|---:|---:|---:|---:|" in text)), f"running view: the header of the ladder table: {text}"
-    assert "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text, f"running view: stage 01 has no step, and 1x cumulative: {text}"
+    assert "| 01 | naive | 100.0 | 40 | - | 1.00x |" in text, (
+        f"running view: stage 01 has no step, and 1x cumulative: {text}")
     assert (("| **02** | **shared, %** | **200.0** | **20** | **0.50x** | **0.50x** |" in text
           and "| **03** | **bitwise** | **80.0** | **50** | **2.50x** | **1.25x** |" in text)), f"running view: this chapter's stages in bold, from the registry: {text}"
-    assert "| 04 |" not in text and "**04**" not in text and "CUB" not in text, f"running view: upto stops the table, baselines never appear: {text}"
+    assert "| 04 |" not in text and "**04**" not in text and "CUB" not in text, (
+        f"running view: upto stops the table, baselines never appear: {text}")
     assert "in bold, this chapter's stages" in text, f"running view: the legend names the bold rows: {text}"
     text = other.read_text(encoding="utf-8")
     assert (("| 02 | shared, % | 200.0 | 20 | 0.50x | 0.50x |" in text and "| **04** | **interleaved** |" in text
@@ -365,7 +371,8 @@ def test_check_reports_stale_parts():
     before = path.read_text(encoding="utf-8")
     rc, out, _ = box.run("--check")
     assert rc == 1, f"--check: a hand-edited table is stale (exit 1): exit {rc}"
-    assert "chapters/c.md:2: <!-- results: r.csv columns=key,median_us --> is stale" in out, f"--check: names the file, line and marker: {out}"
+    assert "chapters/c.md:2: <!-- results: r.csv columns=key,median_us --> is stale" in out, (
+        f"--check: names the file, line and marker: {out}")
     assert path.read_text(encoding="utf-8") == before, "--check: changes nothing"
     box.write_result("r.csv", META + HEADER + ROWS.replace("100.04", "101"))
     box.run()
@@ -389,7 +396,7 @@ def expect_error(name, box, text, *needles, check_mode=False, code=2):
             problems.append(f"stderr lacks {needle!r}")
     if path.read_text(encoding="utf-8") != text:
         problems.append("the document was modified")
-    assert not problems, str(name) + (": " + str("; ".join(problems) + f"\n    stderr: {err.strip()}") if "; ".join(problems) + f"\n    stderr: {err.strip()}" else "")
+    assert not problems, str(name) + detail("; ".join(problems) + f"\n    stderr: {err.strip()}")
 
 
 def test_refusals():
@@ -437,10 +444,13 @@ def test_missing_result_file():
     path = box.doc(text)
     rc, out, err = box.run()
     new = path.read_text(encoding="utf-8")
-    assert rc == 0 and "warning: results/h200/later.csv does not exist" in err, f"missing file: normal mode exits 0 with a warning naming it: {rc} {err}"
-    assert "placeholder\n<!-- /results -->" in new and "| 01 |" in new, f"missing file: its block is left unchanged, the others are generated: {new}"
+    assert rc == 0 and "warning: results/h200/later.csv does not exist" in err, (
+        f"missing file: normal mode exits 0 with a warning naming it: {rc} {err}")
+    assert "placeholder\n<!-- /results -->" in new and "| 01 |" in new, (
+        f"missing file: its block is left unchanged, the others are generated: {new}")
     rc, out, err = box.run("--check")
-    assert rc == 2 and "results/h200/later.csv" in err and "chapters/c.md:2" in err and len(err.strip().splitlines()) == 1, f"missing file: --check exits 2 naming the file and where it is used: {rc} {err}"
+    assert rc == 2 and "results/h200/later.csv" in err and "chapters/c.md:2" in err and len(err.strip().splitlines()) == 1, (
+        f"missing file: --check exits 2 naming the file and where it is used: {rc} {err}")
     box.close()
 
 
@@ -450,11 +460,13 @@ def test_a_check_that_checks_nothing_fails():
           "directory" in err and len(err.strip().splitlines()) == 1)), f"--check --root /nonexistent: exit 2 naming it: exit {rc}: {(out + err).strip()}"
     with tempfile.TemporaryDirectory() as empty:
         rc, out, err = run_script("--check", "--root", empty)
-        assert rc == 2 and "nothing was checked" in err, f"--check on a folder with no document fails (nothing was checked): exit {rc}: {(out + err).strip()}"
+        assert rc == 2 and "nothing was checked" in err, (
+            f"--check on a folder with no document fails (nothing was checked): exit {rc}: {(out + err).strip()}")
     box = Sandbox()
     box.doc("a chapter without a generated part\n")
     rc, out, err = box.run("--check")
-    assert rc == 2 and "nothing was checked" in err, f"--check over documents without a generated part fails (nothing was checked): exit {rc}: {(out + err).strip()}"
+    assert rc == 2 and "nothing was checked" in err, (
+        f"--check over documents without a generated part fails (nothing was checked): exit {rc}: {(out + err).strip()}")
     box.close()
 
 
@@ -466,7 +478,8 @@ def test_rewriting_touches_no_other_file():
     rc, _, err = box.run()
     assert ((rc == 0 and mine.read_text(encoding="utf-8") ==
           "the user's own file\n" and "| 01 |" in path.read_text(encoding="utf-8"))), f"a rewrite leaves the user's FILE.tmp alone: {err}"
-    assert sorted(p.name for p in path.parent.iterdir()) == ["c.md", "c.md.tmp"], f"a rewrite leaves nothing else behind: {str(sorted(p.name for p in path.parent.iterdir()))}"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["c.md", "c.md.tmp"], (
+        f"a rewrite leaves nothing else behind: {str(sorted(p.name for p in path.parent.iterdir()))}")
     box.close()
 
 
@@ -483,7 +496,8 @@ def test_stage_list():
           in text and text.index("| 01 |") < text.index("| lib |"))), f"stage list: generated from the registry in its order: {text + err}"
     (box.root / "results" / "registry.csv").unlink()
     rc, _, err = box.run()
-    assert rc == 2 and "reduce --list --format csv" in err, f"stage list: a missing registry snapshot is an error that names the command writing it: {err}"
+    assert rc == 2 and "reduce --list --format csv" in err, (
+        f"stage list: a missing registry snapshot is an error that names the command writing it: {err}")
     box.close()
 
 
@@ -504,7 +518,7 @@ def test_markers_do_not_split_paragraphs():
                 following = lines[i + 1]
                 if following.strip() and not following.lstrip().startswith(("<!--", "#", "|", "-", "*", "`")):
                     bad.append(f"{md.relative_to(ROOT)}:{i + 1}: a claim line splits a paragraph")
-    assert not bad, "markers keep paragraphs whole" + (": " + str("\n    ".join(bad)) if "\n    ".join(bad) else "")
+    assert not bad, "markers keep paragraphs whole" + detail("\n    ".join(bad))
 
 
 def test_code_excerpts():
@@ -526,7 +540,8 @@ def test_code_excerpts():
     assert rc == 0, f"code: exit 0: {err}"
     assert (("[src/k.cu](../src/k.cu), lines 2-8:\n\n```cuda\ntemplate <int N>\n__global__ void k(float* p) {" in text
           and "\n  }\n}\n```" in text)), f"code: a whole block by braces, with the line before: {text}"
-    assert "lines 4-7:\n\n```cuda\nif (p) {\n#pragma unroll\n  p[0] = 1;  // a } in a comment\n}\n```" in text, f"code: start..end, dedented, #pragma kept in column 0: {text}"
+    assert "lines 4-7:\n\n```cuda\nif (p) {\n#pragma unroll\n  p[0] = 1;  // a } in a comment\n}\n```" in text, (
+        f"code: start..end, dedented, #pragma kept in column 0: {text}")
     assert "line 9:\n\n```cuda\nint after;\n```" in text, f"code: one line: {text}"
     (src / "k.cu").write_text("// a new first line\n" + (src / "k.cu").read_text(encoding="utf-8"), encoding="utf-8")
     rc, out, _ = box.run("--check")
@@ -568,7 +583,8 @@ def test_claims():
     path.write_text("Two files. <!-- claim: r.csv median_us[key=cub] >= sweep.csv:median_us[n=2^20,key=13] -->\n",
                     encoding="utf-8")
     rc2, out2, err2 = box.run("--check")
-    assert holds != (rc2 == 0) and ("sweep.csv:median_us[n=2^20,key=13]" in out + out2), f"claim: the other file's value decides the claim (one of < and >= fails): {out + err + out2 + err2}"
+    assert holds != (rc2 == 0) and ("sweep.csv:median_us[n=2^20,key=13]" in out + out2), (
+        f"claim: the other file's value decides the claim (one of < and >= fails): {out + err + out2 + err2}")
     box.close()
 
 
@@ -582,7 +598,8 @@ def test_claim_lists_ranges_chains():
     )
     rc, out, err = box.run("--check", "--stats")
     assert rc == 0 and "all 4 claims hold" in out, f"claim forms: lists, ranges, chains and == hold: {out + err}"
-    assert re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, f"claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1): {out}"
+    assert re.search(r"chapters/c\.md +0 +0 +0 +0 +4 +0 +7\n", out) is not None, (
+        f"claim forms: --stats counts the number pairs compared (2 + 2 + 2 + 1): {out}")
     for claim, needle in [
         ("sweep.csv median_us[n=2^10|2^20,key=13] > median_us[key=cub]", "median_us[key=cub] = 4.8"),
         ("r.csv 42 < gbs[key=01] < 50", "42 = 42, gbs[key=01] = 41.9"),

@@ -69,7 +69,8 @@ HELP_NEEDLES = ("--gpus", "--n-per-gpu", "--sweep", "--methods", "mpirun", "NCCL
 def test_help(mpi, ranks, tmp_path):
     r = run(mpi, ["--help"], tmp_path, ranks)
     for needle in HELP_NEEDLES:
-        assert r.returncode == 0 and needle in r.stdout, f"-np {ranks} --help: exit {r.returncode}, or no {needle!r} in it"
+        assert r.returncode == 0 and needle in r.stdout, (
+            f"-np {ranks} --help: exit {r.returncode}, or no {needle!r} in it")
     assert r.stdout.count("usage: multi_gpu_mpi") == 1, \
         f"-np {ranks} --help: the help is printed {r.stdout.count('usage: multi_gpu_mpi')} times"
 

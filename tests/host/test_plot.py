@@ -62,7 +62,8 @@ def test_plot_script():
         assert s["series"]["13"]["points"] == [(1024.0, 10.0), (2048.0, 20.0)], "points sorted by n"
         assert s["peers"] == {} and s["ceiling"] == [], "no peers or ceiling without their files beside the sweep"
         write(tmp, "peers_ceiling.csv", "n,key,gbs\n1024,copy,30\n1024,read,40\n2048,read,50\n")
-        assert SWEEP_PLOT.from_csv(dg, Path(sweep))["ceiling"] == [(1024.0, 40.0), (2048.0, 50.0)], "the ceiling is the fastest streaming kernel at each n"
+        assert SWEEP_PLOT.from_csv(dg, Path(sweep))["ceiling"] == [(1024.0, 40.0), (2048.0, 50.0)], (
+            "the ceiling is the fastest streaming kernel at each n")
         os.remove(os.path.join(tmp, "peers_ceiling.csv"))
 
         m = MIXED_PLOT.from_csv(dg, Path(mixed))
@@ -70,7 +71,8 @@ def test_plot_script():
         assert [p["gops"] for p in m["points"]] == [200.0, 800.0], "Gop/s = 2 x G multiply-adds/s"
         assert m["compute_gops"] is None, "no compute roof for a GPU whose FP32 figure is not known"
         h200 = MIXED_PLOT.from_csv(dg, Path(write(tmp, "mixed_h200.csv", MIXED.replace("Test GPU", "NVIDIA H200"))))
-        assert h200["compute_gops"] == MIXED_PLOT.FP32_FMA_GOPS["NVIDIA H200"], "the H200's FP32 figure is its compute roof"
+        assert h200["compute_gops"] == MIXED_PLOT.FP32_FMA_GOPS["NVIDIA H200"], (
+            "the H200's FP32 figure is its compute roof")
 
         # Errors: exit code 2 and one message naming the file and the problem.
         def expect_error(name, text, needle, flag="--ladder"):
@@ -103,7 +105,8 @@ def test_plot_script():
         p = subprocess.run([sys.executable, plot_py, "--ladder", os.path.join(source_dir, "results", "h200", "sweep.csv"),
                             "--sweep", sweep, "--mixed", mixed, "--out", os.path.join(tmp, "err")],
                            capture_output=True, text=True)
-        assert p.returncode == 2 and "a sweep (a stage at several n)" in p.stderr, f"--ladder results/h200/sweep.csv: exit {p.returncode}, stderr {p.stderr.strip()!r}"
+        assert p.returncode == 2 and "a sweep (a stage at several n)" in p.stderr, (
+            f"--ladder results/h200/sweep.csv: exit {p.returncode}, stderr {p.stderr.strip()!r}")
 
         # An --out that cannot be written: one sentence and exit 2 before anything is read.
         for out, needle in [("/proc/x", "files cannot be written in '/proc'"), (ladder, "is not a directory")]:
@@ -117,7 +120,8 @@ def test_plot_script():
         p = subprocess.run([sys.executable, plot_py, "--out", figures, "--ladder", ladder, "--sweep", sweep, "--mixed",
                             mixed], capture_output=True, text=True)
         assert p.returncode == 0, f"drawing: exit code {p.returncode}: {p.stderr.strip()}"
-        assert sorted(os.listdir(figures)) == ["ladder.png", "mixed_precision.png", "sweep.png"], f"drawing leaves the three figures and nothing else: {sorted(os.listdir(figures))}"
+        assert sorted(os.listdir(figures)) == ["ladder.png", "mixed_precision.png", "sweep.png"], (
+            f"drawing leaves the three figures and nothing else: {sorted(os.listdir(figures))}")
         for name in ("ladder.png", "sweep.png", "mixed_precision.png"):
             path = os.path.join(figures, name)
             ok = os.path.exists(path) and os.path.getsize(path) > 1000

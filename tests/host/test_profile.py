@@ -51,7 +51,8 @@ def test_ncu_table():
     assert close(row["long_scoreboard_pct"], 0.75 * 60 + 0.25 * 20), "long-scoreboard share is time-weighted"
     assert row["registers"] == 40, f"registers: the largest of the kernels, got {row['registers']}"
     assert close(row["theoretical_occupancy_pct"], 100.0), "theoretical occupancy comes from the longest kernel"
-    assert row["occupancy_limiter"] == "registers+warps", f"limiter: the smallest limits, got {row['occupancy_limiter']}"
+    assert row["occupancy_limiter"] == "registers+warps", (
+        f"limiter: the smallest limits, got {row['occupancy_limiter']}")
     assert close(row["smem_ld_conflicts"], 15) and close(row["smem_st_conflicts"], 2), "bank conflicts are summed"
     assert row["main_kernel"] == "first_pass<256>", f"longest kernel's short name, got {row['main_kernel']}"
     assert ncu_table.short_kernel_name("void a::b<c::d, 4>(const float *, e::f)") == "b<c::d, 4>", "short_kernel_name"
@@ -101,7 +102,8 @@ def test_out_file():
         for out, needle in [(tmp, "is a directory"), (os.path.join(tmp, "no", "x.csv"), "does not exist"),
                             ("", "is not a file name"), ("/dev/null", "is not a regular file")]:
             p = subprocess.run([sys.executable, ncu_table_py, "--out", out, "x=" + fixture], capture_output=True, text=True)
-            assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1, f"ncu_table.py --out {out!r}: exit {p.returncode}, stderr {p.stderr.strip()!r}"
+            assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1, (
+                f"ncu_table.py --out {out!r}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
             assert not os.path.exists(tmp + ".tmp"), f"ncu_table.py --out {out!r} left {tmp}.tmp"
         target = os.path.join(tmp, "table.csv")
         with open(target + ".tmp", "w") as f:
@@ -191,7 +193,8 @@ def test_profile_sh(build_dir):
             with open(table_csv) as f:
                 text = f.read()
             rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
-            assert [r["item"] for r in rows] == ["01", "13"], f"rows for stages 01 and 13, got {[r['item'] for r in rows]}"
+            assert [r["item"] for r in rows] == ["01", "13"], (
+                f"rows for stages 01 and 13, got {[r['item'] for r in rows]}")
             assert all(float(r["duration_us"]) == 40.0 for r in rows), "each row sums the export's two kernels"
             assert "# commit: abc123" in text and "# program: reduce" in text, "metadata in the CSV"
         assert os.path.exists(os.path.join(outdir, "reduce_13.ncu-rep")), "a report per stage"

@@ -80,7 +80,8 @@ def test_a_run(tmp_path):
     csv = str(tmp_path / "x.csv")
     rc, out, err = run(["--n", "1024", "--csv", csv])
     if rc == 3:
-        assert "No CUDA device" in err and not os.path.exists(csv), "no device: expected 'No CUDA device' and no output file"
+        assert "No CUDA device" in err and not os.path.exists(csv), (
+            "no device: expected 'No CUDA device' and no output file")
     else:
         assert rc == 0 and os.path.exists(csv), f"reduce --n 1024 failed on the GPU (exit {rc}): {err.strip()}"
         csv2 = str(tmp_path / "y.csv")

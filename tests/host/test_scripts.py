@@ -150,7 +150,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     m.install("catch2", "matplotlib")
     rc, out, err = m.run("test.sh", ["-L", "host"])
     assert rc == 0, f"test.sh with everything installed: exit {rc}: {err.strip()}"
-    assert not any(c.startswith(("apt-get", "sudo", "python3 -m pip")) for c in m.calls()), f"test.sh installs nothing when nothing is missing: {m.calls()}"
+    assert not any(c.startswith(("apt-get", "sudo", "python3 -m pip")) for c in m.calls()), (
+        f"test.sh installs nothing when nothing is missing: {m.calls()}")
     conf = m.configures()
     assert len(conf) == 1 and "-DREDUCTION_BUILD_TESTS=ON" in conf[0], f"test.sh configures with the tests ON: {conf}"
     assert "ctest --output-on-failure --no-tests=error -L host" in m.calls(), (f"test.sh runs ctest with its arguments: "
@@ -162,7 +163,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     assert rc == 0, f"test.sh as root with nothing installed: exit {rc}: {err.strip()}"
     assert ((any(c.startswith("apt-get update") for c in m.calls()) and
           any(c.startswith("apt-get install") and c.endswith("catch2 python3-matplotlib") for c in m.calls()))), f"test.sh as root installs catch2 and python3-matplotlib with apt-get: {m.calls()}"
-    assert len(m.configures()) == 1 and "ctest --output-on-failure --no-tests=error" in m.calls(), f"test.sh as root goes on to build and test: {m.calls()}"
+    assert len(m.configures()) == 1 and "ctest --output-on-failure --no-tests=error" in m.calls(), (
+        f"test.sh as root goes on to build and test: {m.calls()}")
     m.close()
 
     m = Machine()
@@ -175,8 +177,10 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_NETWORK_RC=0)
     conf = m.configures()
-    assert rc == 0 and len(conf) == 1 and "-DREDUCTION_FETCH_CATCH2=ON" in conf[0], f"test.sh without root but with a network has CMake download Catch2: exit {rc}: {m.calls()}"
-    assert any(c.startswith("python3 -m pip install --user") and c.endswith("matplotlib") for c in m.calls()), f"test.sh without root but with a network installs matplotlib with pip --user: {m.calls()}"
+    assert rc == 0 and len(conf) == 1 and "-DREDUCTION_FETCH_CATCH2=ON" in conf[0], (
+        f"test.sh without root but with a network has CMake download Catch2: exit {rc}: {m.calls()}")
+    assert any(c.startswith("python3 -m pip install --user") and c.endswith("matplotlib") for c in m.calls()), (
+        f"test.sh without root but with a network installs matplotlib with pip --user: {m.calls()}")
     assert not any(c.startswith("apt-get") for c in m.calls()), "test.sh without root or sudo does not run apt-get"
     m.close()
 
@@ -184,7 +188,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     def expect_stop(name, m, rc, err, *needles):
         lines = [line for line in err.splitlines() if line.strip()]
         assert rc == 2, f"{name}: exit {rc}, expected 2: {err.strip()}"
-        assert len(lines) >= 1 and all(n in lines[-1] for n in needles), f"{name}: the last line of stderr lacks {needles}: {err.strip()}"
+        assert len(lines) >= 1 and all(n in lines[-1] for n in needles), (
+            f"{name}: the last line of stderr lacks {needles}: {err.strip()}")
         assert ((m.configures() == [] and not os.path.exists(m.build) and
               not any(c.startswith("ctest") for c in m.calls()))), f"{name}: nothing is configured, built or run"
 
@@ -195,7 +200,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
                 "REDUCTION_NO_INSTALL is set", "sudo apt-get install catch2 python3-matplotlib",
                 "run scripts/test.sh again")
     assert len([line for line in err.splitlines() if line.strip()]) == 1, f"REDUCTION_NO_INSTALL: one sentence: {err}"
-    assert not any(c.startswith(("apt-get", "sudo", "git", "python3 -m pip install")) for c in m.calls()), f"REDUCTION_NO_INSTALL=1 installs and downloads nothing: {m.calls()}"
+    assert not any(c.startswith(("apt-get", "sudo", "git", "python3 -m pip install")) for c in m.calls()), (
+        f"REDUCTION_NO_INSTALL=1 installs and downloads nothing: {m.calls()}")
     m.close()
 
     m = Machine()
@@ -216,7 +222,8 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     m.install("catch2", "matplotlib")
     open(os.path.join(m.state, "pandas_missing"), "w").close()
     rc, out, err = m.run("test.sh", FAKE_UID=0)
-    assert any(c.startswith("apt-get install") and c.endswith(" python3-pandas") for c in m.calls()), f"test.sh as root installs python3-pandas when pandas is missing: {m.calls()}"
+    assert any(c.startswith("apt-get install") and c.endswith(" python3-pandas") for c in m.calls()), (
+        f"test.sh as root installs python3-pandas when pandas is missing: {m.calls()}")
     expect_stop("pandas still missing after apt-get, and no network", m, rc, err, "the tests need pandas (for",
                 "sudo apt-get install python3-pandas")
     m.close()
@@ -233,14 +240,16 @@ def test_test_sh_what_it_finds_installs_or_refuses():
     # not serve it, so apt-get installs Catch2 only and matplotlib comes from pip.
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python")
-    assert any(c.startswith("apt-get install") and c.endswith(" catch2") for c in m.calls()), f"another python3: apt-get installs catch2 alone: {m.calls()}"
+    assert any(c.startswith("apt-get install") and c.endswith(" catch2") for c in m.calls()), (
+        f"another python3: apt-get installs catch2 alone: {m.calls()}")
     expect_stop("another python3 and no network", m, rc, err, "the tests need matplotlib (for ",
                 "pip install --user matplotlib failed", "-m pip install matplotlib'")
     assert "Catch2" not in err.splitlines()[-1], f"another python3: Catch2 was installed and is not named: {err}"
     m.close()
     m = Machine()
     rc, out, err = m.run("test.sh", FAKE_UID=0, FAKE_PYTHON_PREFIX="/opt/python", FAKE_NETWORK_RC=0)
-    assert rc == 0 and any(c.startswith("python3 -m pip install --user") for c in m.calls()), f"another python3 with a network: pip installs matplotlib: exit {rc}: {m.calls()}"
+    assert rc == 0 and any(c.startswith("python3 -m pip install --user") for c in m.calls()), (
+        f"another python3 with a network: pip installs matplotlib: exit {rc}: {m.calls()}")
     m.close()
 
 # --- common.sh: configure every run; a failed configure breaks nothing ----------------
@@ -261,7 +270,8 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
                                   for c in conf))), f"run_all.sh never asks for the tests (AUTO): {conf}"
     assert "-G Ninja" in conf[-1] or shutil.which("ninja") is None, f"a fresh directory picks the generator: {conf}"
     rc, out, err = m.run("run_all.sh")
-    assert len(m.configures()) == 3 and "-G" not in m.configures()[-1], f"an existing build directory is configured again (without a generator): {m.configures()}"
+    assert len(m.configures()) == 3 and "-G" not in m.configures()[-1], (
+        f"an existing build directory is configured again (without a generator): {m.configures()}")
     m.close()
 
     m = Machine()
@@ -271,7 +281,8 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     with open(os.path.join(m.build, "keep.txt"), "w") as f:
         f.write("mine\n")
     rc, out, err = m.run("run_all.sh")
-    assert rc == 3 and len(m.configures()) == 1 and "-G Ninja" in m.configures()[0] or shutil.which("ninja") is None, f"a cache without a build system (an old failed configure) is configured afresh: exit {rc} {m.calls()}"
+    assert rc == 3 and len(m.configures()) == 1 and "-G Ninja" in m.configures()[0] or shutil.which("ninja") is None, (
+        f"a cache without a build system (an old failed configure) is configured afresh: exit {rc} {m.calls()}")
     assert os.path.exists(os.path.join(m.build, "keep.txt")), "configuring afresh removes only CMake's own files"
     open(os.path.join(m.state, "configure_fails"), "w").close()
     rc, out, err = m.run("run_all.sh")
@@ -283,7 +294,8 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     env = {k: v for k, v in os.environ.items() if k not in ("BUILD_DIR", "PRESET")}
     p = subprocess.run(["bash", "-c", f'source "{scripts}/common.sh"; PRESET=ci build_dir'], capture_output=True,
                        text=True, env=env)
-    assert p.returncode == 0 and p.stdout.strip() == os.path.join(source_dir, "build-ci"), f"PRESET=ci builds in the ci preset's directory: {p.stdout.strip()!r} {p.stderr.strip()!r}"
+    assert p.returncode == 0 and p.stdout.strip() == os.path.join(source_dir, "build-ci"), (
+        f"PRESET=ci builds in the ci preset's directory: {p.stdout.strip()!r} {p.stderr.strip()!r}")
     p = subprocess.run(["bash", "-c", f'source "{scripts}/common.sh"; PRESET=debug build_dir'], capture_output=True,
                        text=True, env=env)
     assert p.stdout.strip() == os.path.join(source_dir, "build-debug"), f"PRESET=debug: {p.stdout.strip()!r}"
@@ -293,7 +305,8 @@ def test_common_sh_configure_every_run_a_failed_configure_b():
     assert ((rc == 0 and len(m.configures()) == 1 and "--preset ci" in m.configures()[0] and
           f"-B {m.build}" in m.configures()[0])), f"PRESET=ci configures through the preset: {m.calls()}"
     rc, out, err = m.run("test.sh", PRESET="nosuch")
-    assert rc != 0 and "PRESET 'nosuch' is not a configure preset" in err and "ci" in err, f"an unknown PRESET is named: exit {rc}: {err.strip()}"
+    assert rc != 0 and "PRESET 'nosuch' is not a configure preset" in err and "ci" in err, (
+        f"an unknown PRESET is named: exit {rc}: {err.strip()}")
     m.close()
 
 # --- run_doc_commands.py: refusals before anything runs ---------------------------------
@@ -338,7 +351,8 @@ def test_output_files_py():
         with open(target + ".tmp") as f:
             assert f.read() == "mine\n", "write() leaves FILE.tmp alone"
         assert sorted(os.listdir(os.path.join(tmp, "sub"))) == ["out.csv", "out.csv.tmp"], "write() leaves nothing else"
-        assert stat.S_IMODE(os.stat(target).st_mode) & 0o044 == 0o044 or os.umask(os.umask(0)) & 0o044, "a new file is readable as a new file would be (not mkstemp's 0600)"
+        assert stat.S_IMODE(os.stat(target).st_mode) & 0o044 == 0o044 or os.umask(os.umask(0)) & 0o044, (
+            "a new file is readable as a new file would be (not mkstemp's 0600)")
 
 
 if __name__ == "__main__":  # python3 tests/host/test_scripts.py: the same tests through pytest

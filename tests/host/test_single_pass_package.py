@@ -136,7 +136,8 @@ def test_find_package(installed):
     assert rc == 0 and f"probe found 0.1.0 at {s.package_dir}" in out, \
         f"find_package(reduction_single_pass 0.1 CONFIG REQUIRED) finds the installed 0.1.0 with CUDA::cudart\n{out}"
     rc, out = probe("1.0")
-    assert rc != 0 and "0.1.0" in out, f"find_package(reduction_single_pass 1.0 ...) is refused (0.1.0 installed)\n{out}"
+    assert rc != 0 and "0.1.0" in out, (
+        f"find_package(reduction_single_pass 1.0 ...) is refused (0.1.0 installed)\n{out}")
 
 
 def test_example_as_outside_project(installed):
