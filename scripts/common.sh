@@ -81,25 +81,11 @@ log_to() {
   trap _on_exit EXIT
 }
 
-# scratch_file NAME: prints the name of a new empty file for a build log or other scratch
-# output, in TMPDIR (never in the repository or beside the build directory).
-# remove_at_exit FILE: FILE is removed when the script exits (the EXIT trap). Together:
-#   log=$(scratch_file NAME) && remove_at_exit "$log"
-scratch_file() { mktemp "${TMPDIR:-/tmp}/$1.XXXXXX"; }
-remove_at_exit() {
-  _scratch_files+=("$1")
-  trap _on_exit EXIT
-}
-
-# The EXIT trap of log_to and remove_at_exit: removes the scratch files, then closes the
-# output so the log's tee_atomic puts the log in place, and waits for it.
-_scratch_files=()
+# The EXIT trap of log_to: closes the output so the log's tee_atomic puts the log in
+# place, and waits for it.
 _on_exit() {
-  [ ${#_scratch_files[@]} -eq 0 ] || rm -f -- "${_scratch_files[@]}"
-  if [ -n "${_log_pid:-}" ]; then
-    exec >&- 2>&-
-    wait "$_log_pid" 2>/dev/null || true
-  fi
+  exec >&- 2>&-
+  wait "$_log_pid" 2>/dev/null || true
 }
 
 # The binaryDir of configure preset $2 in $1/CMakePresets.json (following "inherits");
