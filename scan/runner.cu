@@ -90,7 +90,7 @@ Row run_row(const ScanStage& s, std::size_t n, const Options& opt, Buffers& b, c
   a.grid = row.plan.grid;
 
   // The outputs come back into host memory of their own type, and are checked there.
-  const bool copies = s.entry == Entry::copy || s.entry == Entry::bound;
+  const bool copies = checked_as_copy(s);
   void* host_out = opt.type == ValueType::f32 && !copies ? static_cast<void*>(b.float_out.get())
                                                          : static_cast<void*>(b.int_out.get());
   common::RowMeasure measure(s.id);
@@ -124,7 +124,7 @@ common::Record make_record(const Row& r, std::size_t n, const Options& opt, cons
   common::Record rec = {
       number_field("n", static_cast<double>(n)),
       text_field("type", type_name(opt.type)),
-      text_field("kind", s.entry == Entry::copy || s.entry == Entry::bound ? "-" : kind_name(opt.kind)),
+      text_field("kind", checked_as_copy(s) ? "-" : kind_name(opt.kind)),
       text_field("key", stage_key(s)),
       text_field("id", s.id),
       text_field("title", s.title),

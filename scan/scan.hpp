@@ -85,6 +85,8 @@ struct ScanStage {
 // "05" for stage 5, the id for a baseline.
 std::string stage_key(const ScanStage& s);
 bool computes(const ScanStage& s, ScanKind k);
+// The copy and the bounds: their output is checked as a copy of the input, not as a scan.
+inline bool checked_as_copy(const ScanStage& s) { return s.entry == Entry::copy || s.entry == Entry::bound; }
 
 // Stages in ladder order, then cub_inclusive, cub_exclusive and copy.
 const std::vector<ScanStage>& registry();

@@ -736,7 +736,7 @@ step_warp_tools() {
   device=$("$last_warp" --variant shuffle 2>&1 | sed -n 's/^volatile_last_warp on \(.*\) (compute capability.*/\1/p')
   driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 2>/dev/null | head -1 || true)
   sanitizer_version=$("$sanitizer" --version 2>&1 | grep -m1 -i version || true)
-  commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+  commit=$(run_commit)
   date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   {
     echo "# compute-sanitizer --tool racecheck over build/lab/volatile_last_warp (lab/volatile_last_warp.cu)"
@@ -761,9 +761,7 @@ step_warp_tools() {
 # shellcheck disable=SC2317  # run through logged
 access_body() {
   local bin=$B/access_patterns p tool commit ncu metrics inputs=() sizes=() rc t0 cuobjdump
-  commit=${REDUCTION_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
-  [ -n "${REDUCTION_COMMIT:-}" ] || [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] ||
-    commit=$commit-dirty
+  commit=$(run_commit)
   # A small run for the sanitizers, and the size of the profiled run.
   sanitize_args() {
     case $1 in
@@ -1098,7 +1096,7 @@ step_multi_gpu() {
       echo "# device: $(echo "$gpu_names" | head -n 1)"
       echo "# gpus: $present"
       echo "# driver: $(timeout 20 nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 2>/dev/null)"
-      echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+      echo "# commit: $(run_commit)"
       echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
       echo "# nvidia-smi topo -m"
       timeout 20 nvidia-smi topo -m 2>&1

@@ -17,9 +17,9 @@
 #   capture [-s] [-n] NAME CMD   CMD with --csv OUT/NAME.csv (not with -n), its output
 #                    (stdout only with -s) into OUT/NAME.txt, written whole, after a first
 #                    line '# commit: C' (run_commit); a failure sets status=1.
-#   run_commit       the commit the results come from: REDUCTION_COMMIT (what the programs
-#                    record too), else git's HEAD here (with -dirty for local changes), else
-#                    "unknown".
+#   run_commit       the commit the results come from, by the programs' rule
+#                    (common/output.cpp git_commit): REDUCTION_COMMIT, else git's HEAD here
+#                    (12 digits, -dirty for changes to tracked files), else "unknown".
 #   sanitize LOG TOOL [OPTION...] -- CMD   one compute-sanitizer run, the one sanitizer
 #                    call of every step: the whole output into LOG, and a verdict file holding
 #                    "rc errors hazards verdict" (verdict ok: exit 0, a summary line, no
@@ -107,12 +107,13 @@ run_commit() {
     echo "$REDUCTION_COMMIT"
     return
   fi
-  local head
-  head=$(git -C "$(repo_root)" rev-parse --short HEAD 2>/dev/null) || {
+  local root head
+  root=$(repo_root)
+  head=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null) || {
     echo unknown
     return
   }
-  git -C "$(repo_root)" diff --quiet HEAD 2>/dev/null || head+=-dirty
+  [ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] || head+=-dirty
   echo "$head"
 }
 
@@ -133,19 +134,10 @@ capture() {
   if [ "$DRY_RUN" = 1 ]; then
     echo "run: $(_line "${cmd[@]}") > $OUT/$name.txt"
   else
-    local commit
-    commit=$(run_commit)
-    if [ "$stdout_only" = 1 ]; then
-      {
-        echo "# commit: $commit"
-        "${cmd[@]}"
-      } | tee_atomic "$OUT/$name.txt"
-    else
-      {
-        echo "# commit: $commit"
-        "${cmd[@]}" 2>&1
-      } | tee_atomic "$OUT/$name.txt"
-    fi
+    {
+      echo "# commit: $(run_commit)"
+      if [ "$stdout_only" = 1 ]; then "${cmd[@]}"; else "${cmd[@]}" 2>&1; fi
+    } | tee_atomic "$OUT/$name.txt"
     local rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] || {
       echo "FAILED: $name (exit $rc)"

@@ -27,7 +27,7 @@ constexpr std::size_t kGuard = 8;  // poisoned words before and after every outp
 std::vector<const scan::ScanStage*> rows_for(scan::ScanKind kind) {
   std::vector<const scan::ScanStage*> rows;
   for (const scan::ScanStage& s : scan::registry())
-    if (s.entry != scan::Entry::copy && scan::computes(s, kind)) rows.push_back(&s);
+    if (!scan::checked_as_copy(s) && scan::computes(s, kind)) rows.push_back(&s);
   return rows;
 }
 
@@ -116,7 +116,7 @@ class Case {
       bad.detail = "the input was changed";
       return bad;
     }
-    if (s_.entry == scan::Entry::bound)  // a copy, of the input's bits
+    if (scan::checked_as_copy(s_))  // a copy, of the input's bits
       return scan::check_copy(host_in_.data() + in_at_, result.data() + out_at_, n_);
     if (type_ == scan::ValueType::i32) return scan::check_int_scan(ints_.data(), result.data() + out_at_, n_, kind_);
     std::vector<float> y(n_);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/run_doc_commands.py --check-programs: every build/PROGRAM a document names is a
-program of the build, except a program the build leaves out by design because its library
-was not found (multi_gpu_sum without NCCL, multi_gpu_mpi without MPI), which is reported
-as not checked; when the cache records the library as found, a missing program fails.
+program of the build, except a program the build leaves out by design because a library it
+needs was not found (multi_gpu_sum without NCCL), which the configure lists in the build's
+left_out.txt: it is reported as not checked; a missing program the list does not name fails.
 
 usage: python3 -m pytest tests/host/test_doc_commands.py
 """
@@ -23,7 +23,8 @@ def check_programs(build):
 
 def fake_build(tmp_path, nccl):
     """A build folder holding every program the docs name (empty executables) but
-    multi_gpu_sum, with a cache that records NCCL as found or not."""
+    multi_gpu_sum, whose left_out.txt lists it (no NCCL) or is empty, as the configure
+    writes it."""
     listing = subprocess.run([sys.executable, str(SCRIPT), "--list"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
     for token in re.findall(r"(?:^|\s)build/(\S+/\S+)", listing.stdout):
@@ -33,9 +34,9 @@ def fake_build(tmp_path, nccl):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("#!/bin/sh\n")
         path.chmod(0o755)
-    found = "/usr/lib/libnccl.so" if nccl else "REDUCTION_NCCL_LIBRARY-NOTFOUND"
-    (tmp_path / "CMakeCache.txt").write_text(f"REDUCTION_NCCL_LIBRARY:FILEPATH={found}\n"
-                                             "MPI_CXX_HEADER_DIR:PATH=/usr/include\n")
+    (tmp_path / "CMakeCache.txt").write_text("CMAKE_PROJECT_NAME:STATIC=reduction\n")
+    left_out = "multi_gpu/multi_gpu_sum\tNCCL\nmulti_gpu/multi_gpu_mpi\tNCCL\n"
+    (tmp_path / "left_out.txt").write_text("" if nccl else left_out)
     return tmp_path
 
 

@@ -70,7 +70,11 @@ TEST_CASE("scan bounds: three copies kept out of the registry and of every selec
     CHECK(scan::find_stage(s.id) == nullptr);
     CHECK_THROWS_AS(scan::select_stages(s.id), common::UsageError);
   }
-  for (const scan::ScanStage* s : scan::select_stages("all")) CHECK(s->entry != scan::Entry::bound);
+  for (const scan::ScanStage* s : scan::select_stages("all")) {
+    CHECK(s->entry != scan::Entry::bound);
+    CHECK(scan::checked_as_copy(*s) == (s->entry == scan::Entry::copy));  // the copy, no stage or CUB row
+  }
+  for (const scan::ScanStage& s : b) CHECK(scan::checked_as_copy(s));
 }
 
 TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
