@@ -836,13 +836,20 @@ def plot_csvs(program: str, jobs: list[tuple[str, str]], out: str) -> int:
             problem = os.path.isdir(out) and output_files.problem(str(target), "the figure")
             if problem:
                 raise DiagramError(problem)
-        for figure, inputs, target in drawn:
-            write_drawn(figure, inputs, target, root)
     except DiagramError as e:
         print(f"{program}: {e}", file=sys.stderr)
         return 2
+    return write_all(program, drawn, root, out)
+
+
+def write_all(program: str, drawn: list, root: Path, where) -> int:
+    """Every (figure, inputs, path) of `drawn` written (inputs all read before); exit code 0,
+    or 1 with one sentence on stderr when a file cannot be written in `where`."""
+    try:
+        for figure, inputs, target in drawn:
+            write_drawn(figure, inputs, target, root)
     except OSError as e:
-        print(f"{program}: cannot write a figure in '{out}': {e.strerror or e}.", file=sys.stderr)
+        print(f"{program}: cannot write the figures in '{where}': {e.strerror or e}.", file=sys.stderr)
         return 1
     return 0
 
@@ -901,15 +908,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise DiagramError(problem)
         pyplot()
         drawn = [(f, figure_inputs(f, root), t) for f, t in targets]  # every input read before anything is written
-        for f, inputs, target in drawn:
-            write_drawn(f, inputs, target, root)
     except DiagramError as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"{PROGRAM}: cannot write the figures in '{out or root}': {e.strerror or e}.", file=sys.stderr)
-        return 1
-    return 0
+    return write_all(PROGRAM, drawn, root, out or root)
 
 
 FIGURES = registered()
