@@ -24,7 +24,8 @@
 namespace scan {
 namespace {
 
-// Stage 06's shape (scan/06_prefetch_lookback.cu).
+// Stage 06's shape (scan/06_prefetch_lookback.cu; a host test keeps the grid and the
+// prefetch distance equal to its plan's).
 constexpr int kBlock = 512;
 constexpr int kRows = 8;
 constexpr unsigned kTileVectors = kBlock * kRows;  // 4,096 vectors: 16,384 values

@@ -75,6 +75,16 @@ TEST_CASE("scan bounds: three copies kept out of the registry and of every selec
     CHECK(scan::checked_as_copy(*s) == (s->entry == scan::Entry::copy));  // the copy, no stage or CUB row
   }
   for (const scan::ScanStage& s : b) CHECK(scan::checked_as_copy(s));
+  // copy_tiles and phases_tiles keep stage 06's shape: its grid and its prefetch distance.
+  common::DeviceInfo h200;
+  h200.sm_count = 132;
+  for (const std::size_t n : {std::size_t{16384}, std::size_t{1} << 20, std::size_t{1} << 26})
+    for (const scan::ScanStage* s : {&b[1], &b[2]}) {
+      const scan::ScanPlan mine = s->plan(n, scan::ValueType::i32, h200);
+      const scan::ScanPlan six = stage("06").plan(n, scan::ValueType::i32, h200);
+      CHECK(mine.grid == six.grid);
+      CHECK(mine.prefetch_tiles == six.prefetch_tiles);
+    }
 }
 
 TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
