@@ -1,0 +1,233 @@
+// Scan stage 07: stage 06 with each block's next tile arriving while it waits.
+//
+// Idea: a block of stage 06 waits for its look-back with none of its own loads in flight;
+// its L2 prefetch helps a later block, not itself. Here a grid of one wave keeps its
+// blocks, and each takes tile after tile by ticket. As soon as a block has read its tile
+// into registers it takes its next ticket and starts copying that tile into shared memory
+// (`cp.async`, 16 bytes a copy, sm_80 on): the copy runs while the block scans, waits for
+// its look-back and stores. Each thread copies, and later reads, only its own 8 vectors,
+// so the staging needs no barrier. No register holds the next tile: two blocks of 512
+// still fit an SM, each with a 64 KiB tile in shared memory.
+// Safety: a block holds two tickets, and its second tile waits for its first. No hang
+// follows: the smallest ticket without an aggregate belongs to a running block, whose
+// current tile is either that one (summed without waiting) or a smaller one, whose
+// look-back needs only smaller tickets, all of which have their aggregates.
+// Before sm_80 (no cp.async) a block loads each tile into registers when it starts it.
+// Fixes: stage 06's idle wait for its look-back.
+// Measured: results/<gpu>/scan_int_exclusive.csv, chapter 28.
+// Chapter: chapters/28_scan.md
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "cuda_check.hpp"
+#include "dispatch.hpp"
+#include "kernel_image.hpp"
+#include "lookback.cuh"
+#include "sm_limits.hpp"
+
+namespace scan {
+namespace {
+
+constexpr int kBlock = 512;
+constexpr int kRows = 8;  // 16-byte vectors per thread
+template <typename T>
+using Tile = RowTile<T, kBlock, kRows, 4>;
+constexpr unsigned kTile = Tile<unsigned>::kTile;  // 16384
+constexpr unsigned kTileVectors = kTile / 4;
+constexpr int kStagedBytes = kTileVectors * 16;  // 64 KiB of shared memory a block
+// The device pass: whether this image stages (the host asks the image, not the GPU).
+constexpr bool kStaged = common::kCompiledArch >= 80;
+// As stage 06: two blocks of 512 per SM, one on sm_100 and sm_120.
+constexpr int kBlocksPerSm = common::one_block_on(100, 120) ? 1 : common::blocks_per_sm_bound(kBlock, 2);
+
+// One 16-byte vector from global to shared memory, in flight until copies_landed().
+template <typename V>
+__device__ __forceinline__ void copy_async(V* to, const V* from) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(from) : "memory");
+#else
+  *to = *from;  // never reached: images before sm_80 do not stage
+#endif
+}
+__device__ __forceinline__ void copies_landed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");  // this thread's copies, visible to it
+#endif
+}
+
+// The block's next tile: a ticket from the same counter as begin_tile's, shared by one
+// barrier. A grid of one block has one tile (the launcher's rule) and no counter.
+__device__ __forceinline__ unsigned next_tile(LookbackHeader* header) {
+  if (gridDim.x == 1) return UINT_MAX;
+  __shared__ unsigned shared;
+  if (threadIdx.x == 0) {
+    unsigned tile;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(tile) : "l"(&header->ticket) : "memory");
+    shared = tile;
+  }
+  __syncthreads();
+  return shared;
+}
+
+template <typename T, bool kInclusive, bool kVectorStores>
+__global__ void __launch_bounds__(kBlock, kBlocksPerSm)
+    staged_lookback_scan(const T* in, T* out, std::size_t n, unsigned shift, unsigned tiles, unsigned char* scratch,
+                         unsigned capacity) {
+  extern __shared__ uint4 staged_words[];  // kTileVectors vectors when kStaged
+  auto* staged = reinterpret_cast<Vec4<T>*>(staged_words);
+  auto* header = reinterpret_cast<LookbackHeader*>(scratch);
+  auto* descriptors = reinterpret_cast<unsigned long long*>(scratch + kDescriptorsOffset);
+  const auto* vectors = reinterpret_cast<const Vec4<T>*>(reinterpret_cast<std::uintptr_t>(in) - 4 * shift);
+  // This thread's vector in row 0 of its warp's segment, counted from the tile's first.
+  const unsigned mine = (threadIdx.x / 32) * (Tile<T>::kSegment / 4) + threadIdx.x % 32;
+  // A tile wholly inside the array (all but the first and last, at most) is read as vectors.
+  const auto whole = [&](unsigned tile) {
+    const long long first = static_cast<long long>(tile) * kTile - shift;
+    return first >= 0 && static_cast<std::size_t>(first) + kTile <= n;
+  };
+  const auto stage_tile = [&](unsigned tile) {
+    const Vec4<T>* src = vectors + static_cast<std::size_t>(tile) * kTileVectors + mine;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) copy_async(staged + mine + 32 * r, src + 32 * r);
+  };
+
+  const TileTicket first = begin_tile(header);
+  __shared__ unsigned epoch;  // the launch's, kept here: one register fewer (64 is the bound)
+  if (threadIdx.x == 0) epoch = first.epoch;
+  unsigned current = first.tile;
+  if (kStaged && whole(current)) stage_tile(current);
+  for (;;) {
+    const std::size_t first_vec = static_cast<std::size_t>(current) * kTileVectors + mine;
+    const bool whole_tile = whole(current);
+    Tile<T> tile;
+    if (whole_tile) {
+      if (kStaged) copies_landed();
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const Vec4<T> q = kStaged ? staged[mine + 32 * r] : __ldcs(vectors + first_vec + 32 * r);
+        tile.v[r][0] = q.x;
+        tile.v[r][1] = q.y;
+        tile.v[r][2] = q.z;
+        tile.v[r][3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
+          tile.v[r][k] = i >= 0 && static_cast<std::size_t>(i) < n ? in[i] : T(0);
+        }
+    }
+    // The next tile on its way before anything here can wait.
+    const unsigned next = next_tile(header);
+    if (kStaged && next < tiles && whole(next)) stage_tile(next);
+
+    T aggregate;
+    const T warp_offset = block_warp_offsets<Tile<T>::kWarps>(tile.template scan_segment<kInclusive>(), aggregate);
+    __shared__ T tile_prefix;
+    if (threadIdx.x < 32) {
+      const T prefix = tile_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate);
+      if (threadIdx.x == 0) tile_prefix = prefix;
+    }
+    __syncthreads();
+    tile.add(tile_prefix + warp_offset);
+
+    if (kVectorStores && whole_tile) {
+      auto* dst = reinterpret_cast<Vec4<T>*>(reinterpret_cast<std::uintptr_t>(out) - 4 * shift) + first_vec;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+        __stcs(dst + 32 * r, Vec4<T>{tile.v[r][0], tile.v[r][1], tile.v[r][2], tile.v[r][3]});
+    } else {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
+          if (i >= 0 && static_cast<std::size_t>(i) < n) out[i] = tile.v[r][k];
+        }
+    }
+    if (next >= tiles) break;
+    current = next;
+  }
+  end_tile(header, descriptors, TileTicket{current, epoch}, capacity);  // after the block's last look-back
+}
+
+std::size_t tiles_of(std::size_t n, unsigned shift) { return ceil_div(n + shift, kTile); }
+
+// Shared memory the kernel's image asks for: a tile where it stages, none before sm_80.
+template <typename Kernel>
+int staged_bytes(Kernel* kernel) {
+  const int bytes = common::compiled_arch_of(kernel) >= 80 ? kStagedBytes : 0;
+  if (bytes > 0)
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    bytes));
+  return bytes;
+}
+
+ScanPlan plan(std::size_t n, ValueType, const common::DeviceInfo& device) {
+  ScanPlan p;
+  // One wave (every block resident at once), or fewer blocks when there are fewer tiles;
+  // room for any alignment of the input (3 elements more at most).
+  const std::size_t wave = static_cast<std::size_t>(device.sm_count) * staged_lookback_blocks_per_sm(device);
+  p.grid = static_cast<unsigned>(std::min(tiles_of(n, 0), wave));
+  p.scratch_bytes = lookback_scratch_bytes(tiles_of(n, 3));
+  p.zero_scratch_once = true;
+  p.depth = {64, 8, kTile};  // as stages 05 and 06
+  return p;
+}
+
+void launch(const ScanArgs& a) {
+  const unsigned shift = shift_of(a.in);
+  const std::size_t tiles = tiles_of(a.n, shift);
+  require_scratch(a, lookback_scratch_bytes(tiles), "07");
+  const auto capacity = static_cast<unsigned>((a.scratch_bytes - kDescriptorsOffset) / 8);
+  // The plan's grid (a block a tile without one); one block only for one tile (a single
+  // block takes no tickets).
+  const auto grid =
+      static_cast<unsigned>(tiles == 1 || a.grid == 0 ? tiles : std::clamp<std::size_t>(a.grid, 2, tiles));
+  const bool vector_stores = shift_of(a.out) == shift;
+  dispatch(a.type, a.kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr bool kInclusive = decltype(tag)::inclusive;
+    auto kernel =
+        vector_stores ? staged_lookback_scan<T, kInclusive, true> : staged_lookback_scan<T, kInclusive, false>;
+    static const int bytes[2] = {staged_bytes(staged_lookback_scan<T, kInclusive, false>),
+                                 staged_bytes(staged_lookback_scan<T, kInclusive, true>)};
+    kernel<<<grid, kBlock, bytes[vector_stores], a.stream>>>(static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n,
+                                                             shift, static_cast<unsigned>(tiles),
+                                                             static_cast<unsigned char*>(a.scratch), capacity);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace
+
+int staged_lookback_blocks_per_sm(const common::DeviceInfo& device) {
+  int blocks = std::min(device.cc_major == 10 || device.cc_major == 12 ? 1 : 2, device.max_threads_per_sm / kBlock);
+  if (device.cc_major >= 8)  // a tile of shared memory a block, and the 1 KiB the runtime keeps
+    blocks = std::min(blocks, static_cast<int>(device.shared_mem_per_sm / (kStagedBytes + 1024 + 256)));
+  return std::max(blocks, 1);
+}
+
+int staged_lookback_occupancy() {
+  auto* kernel = staged_lookback_scan<unsigned, true, true>;
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, staged_bytes(kernel)));
+  return blocks;
+}
+
+ScanStage describe_staged_lookback() {
+  ScanStage s;
+  s.number = 7;
+  s.id = "staged_lookback";
+  s.title = "look-back, next tile staged";
+  s.source = "scan/07_staged_lookback.cu";
+  s.plan = plan;
+  s.launch = launch;
+  return s;
+}
+
+}  // namespace scan
