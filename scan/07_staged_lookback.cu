@@ -57,18 +57,61 @@ __device__ __forceinline__ void copies_landed() {
 #endif
 }
 
-// The block's next tile: a ticket from the same counter as begin_tile's, shared by one
-// barrier. A grid of one block has one tile (the launcher's rule) and no counter.
-__device__ __forceinline__ unsigned next_tile(LookbackHeader* header) {
-  if (gridDim.x == 1) return UINT_MAX;
-  __shared__ unsigned shared;
-  if (threadIdx.x == 0) {
-    unsigned tile;
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(tile) : "l"(&header->ticket) : "memory");
-    shared = tile;
+// A ticket from the counter begin_tile takes its first from (rule 1 of lookback.cuh),
+// taken by thread 0 alone; its latency is hidden behind the block's scan.
+__device__ __forceinline__ unsigned take_ticket(LookbackHeader* header) {
+  unsigned tile;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(tile) : "l"(&header->ticket) : "memory");
+  return tile;
+}
+
+// The look-back of lookback.cuh by the whole block, which has nothing else to do while
+// it waits: thread i reads the descriptor i + 1 tiles back, so one round sees kBlock
+// tiles where a warp sees 32. With every block of a wave at the same point of its own
+// tile, the nearest inclusive prefix is about a wave back: one round here, eight or nine
+// of a warp. Every thread gets the tile's exclusive prefix; thread 0 publishes P.
+template <typename T>
+__device__ __forceinline__ T block_exclusive_prefix(unsigned long long* descriptors, TileTicket t, T aggregate) {
+  constexpr int kWarps = kBlock / 32;
+  __shared__ unsigned first_p[kWarps];  // per warp: its nearest thread that read a P
+  __shared__ T sums[kWarps];
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned warp = threadIdx.x / 32;
+  if (gridDim.x == 1) return T(0);
+  if (t.tile == 0) {
+    if (threadIdx.x == 0) store_relaxed(descriptors, descriptor(t.epoch, kStatusP, aggregate));
+    return T(0);
   }
-  __syncthreads();
-  return shared;
+  if (threadIdx.x == 0) store_relaxed(descriptors + t.tile, descriptor(t.epoch, kStatusA, aggregate));
+  T prefix = T(0);
+  for (long long end = t.tile;; end -= kBlock) {  // the window is end - kBlock .. end - 1
+    const long long mine = end - 1 - static_cast<long long>(threadIdx.x);
+    unsigned status = mine >= 0 ? kStatusX : kStatusP;  // before tile 0: an empty prefix
+    unsigned long long word = 0;
+    while (status == kStatusX) {  // tiles before this one: their blocks are running
+      word = load_relaxed(descriptors + mine);
+      status = status_of(word, t.epoch);
+    }
+    const unsigned with_p = __ballot_sync(kFullMask, status == kStatusP);
+    if (lane == 0) first_p[warp] = with_p ? warp * 32 + __ffs(with_p) - 1 : kBlock;
+    __syncthreads();
+    unsigned nearest = kBlock;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) nearest = min(nearest, first_p[w]);
+    // From this tile back to the nearest P, P included (the whole window when there is none).
+    const T mine_value = mine >= 0 && threadIdx.x <= nearest ? from_bits<T>(static_cast<unsigned>(word)) : T(0);
+    const T warp_sum = warp_total(mine_value);
+    if (lane == 0) sums[warp] = warp_sum;
+    __syncthreads();
+    T window = T(0);
+#pragma unroll
+    for (int w = kWarps - 1; w >= 0; --w) window = sums[w] + window;  // the same order in every thread
+    prefix = window + prefix;
+    if (nearest < kBlock) break;
+    __syncthreads();  // first_p and sums are read before the next round writes them
+  }
+  if (threadIdx.x == 0) store_relaxed(descriptors + t.tile, descriptor(t.epoch, kStatusP, prefix + aggregate));
+  return prefix;
 }
 
 template <typename T, bool kInclusive, bool kVectorStores>
@@ -95,64 +138,67 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
 
   const TileTicket first = begin_tile(header);
   __shared__ unsigned epoch;  // the launch's, kept here: one register fewer (64 is the bound)
+  __shared__ unsigned next_shared;
   if (threadIdx.x == 0) epoch = first.epoch;
   unsigned current = first.tile;
-  if (kStaged && whole(current)) stage_tile(current);
-  for (;;) {
-    const std::size_t first_vec = static_cast<std::size_t>(current) * kTileVectors + mine;
-    const bool whole_tile = whole(current);
-    Tile<T> tile;
-    if (whole_tile) {
-      if (kStaged) copies_landed();
+  // A block that starts once every tile is taken (its grid is larger than what ran at
+  // once) only counts itself done.
+  if (current < tiles) {
+    if (kStaged && whole(current)) stage_tile(current);
+    for (;;) {
+      // Thread 0 asks for the next tile now and shares it at the scan's barrier.
+      const unsigned ticket = threadIdx.x == 0 && gridDim.x > 1 ? take_ticket(header) : UINT_MAX;
+      const std::size_t first_vec = static_cast<std::size_t>(current) * kTileVectors + mine;
+      const bool whole_tile = whole(current);
+      Tile<T> tile;
+      if (whole_tile) {
+        if (kStaged) copies_landed();
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        const Vec4<T> q = kStaged ? staged[mine + 32 * r] : __ldcs(vectors + first_vec + 32 * r);
-        tile.v[r][0] = q.x;
-        tile.v[r][1] = q.y;
-        tile.v[r][2] = q.z;
-        tile.v[r][3] = q.w;
+        for (int r = 0; r < kRows; ++r) {
+          const Vec4<T> q = kStaged ? staged[mine + 32 * r] : __ldcs(vectors + first_vec + 32 * r);
+          tile.v[r][0] = q.x;
+          tile.v[r][1] = q.y;
+          tile.v[r][2] = q.z;
+          tile.v[r][3] = q.w;
+        }
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
+            tile.v[r][k] = i >= 0 && static_cast<std::size_t>(i) < n ? in[i] : T(0);
+          }
       }
-    } else {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
-          tile.v[r][k] = i >= 0 && static_cast<std::size_t>(i) < n ? in[i] : T(0);
-        }
-    }
-    // The next tile on its way before anything here can wait.
-    const unsigned next = next_tile(header);
-    if (kStaged && next < tiles && whole(next)) stage_tile(next);
+      const T segment = tile.template scan_segment<kInclusive>();
+      if (threadIdx.x == 0) next_shared = ticket;
+      T aggregate;
+      const T warp_offset = block_warp_offsets<Tile<T>::kWarps>(segment, aggregate);  // one barrier
+      // The next tile on its way before the look-back can wait.
+      const unsigned next = next_shared;
+      if (kStaged && next < tiles && whole(next)) stage_tile(next);
+      tile.add(block_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate) + warp_offset);
 
-    T aggregate;
-    const T warp_offset = block_warp_offsets<Tile<T>::kWarps>(tile.template scan_segment<kInclusive>(), aggregate);
-    __shared__ T tile_prefix;
-    if (threadIdx.x < 32) {
-      const T prefix = tile_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate);
-      if (threadIdx.x == 0) tile_prefix = prefix;
+      if (kVectorStores && whole_tile) {
+        auto* dst = reinterpret_cast<Vec4<T>*>(reinterpret_cast<std::uintptr_t>(out) - 4 * shift) + first_vec;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+          __stcs(dst + 32 * r, Vec4<T>{tile.v[r][0], tile.v[r][1], tile.v[r][2], tile.v[r][3]});
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
+            if (i >= 0 && static_cast<std::size_t>(i) < n) out[i] = tile.v[r][k];
+          }
+      }
+      if (next >= tiles) break;
+      current = next;
     }
-    __syncthreads();
-    tile.add(tile_prefix + warp_offset);
-
-    if (kVectorStores && whole_tile) {
-      auto* dst = reinterpret_cast<Vec4<T>*>(reinterpret_cast<std::uintptr_t>(out) - 4 * shift) + first_vec;
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        __stcs(dst + 32 * r, Vec4<T>{tile.v[r][0], tile.v[r][1], tile.v[r][2], tile.v[r][3]});
-    } else {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          const long long i = 4 * static_cast<long long>(first_vec + 32 * r) - shift + k;
-          if (i >= 0 && static_cast<std::size_t>(i) < n) out[i] = tile.v[r][k];
-        }
-    }
-    if (next >= tiles) break;
-    current = next;
   }
-  end_tile(header, descriptors, TileTicket{current, epoch}, capacity);  // after the block's last look-back
+  __syncthreads();  // every thread past its last look-back before thread 0 counts the block done
+  end_tile(header, descriptors, TileTicket{current, epoch}, capacity);
 }
 
 std::size_t tiles_of(std::size_t n, unsigned shift) { return ceil_div(n + shift, kTile); }
