@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 
 #include "cuda_check.hpp"
 #include "dispatch.hpp"
@@ -114,7 +115,7 @@ __device__ __forceinline__ T block_exclusive_prefix(unsigned long long* descript
   return prefix;
 }
 
-template <typename T, bool kInclusive, bool kVectorStores>
+template <typename T, bool kInclusive, bool kVectorStores, int kVariant>
 __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
     staged_lookback_scan(const T* in, T* out, std::size_t n, unsigned shift, unsigned tiles, unsigned char* scratch,
                          unsigned capacity) {
@@ -138,16 +139,21 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
 
   const TileTicket first = begin_tile(header);
   __shared__ unsigned epoch;  // the launch's, kept here: one register fewer (64 is the bound)
-  __shared__ unsigned next_shared;
-  if (threadIdx.x == 0) epoch = first.epoch;
+  __shared__ unsigned ticket_shared;
   unsigned current = first.tile;
   // A block that starts once every tile is taken (its grid is larger than what ran at
   // once) only counts itself done.
   if (current < tiles) {
     if (kStaged && whole(current)) stage_tile(current);
+    if (threadIdx.x == 0) {
+      epoch = first.epoch;
+      ticket_shared = gridDim.x > 1 ? take_ticket(header) : UINT_MAX;
+    }
+    __syncthreads();
+    unsigned next = ticket_shared;
     for (;;) {
-      // Thread 0 asks for the next tile now and shares it at the scan's barrier.
-      const unsigned ticket = threadIdx.x == 0 && gridDim.x > 1 ? take_ticket(header) : UINT_MAX;
+      // Thread 0 asks for the tile after next now and shares it at the scan's barrier.
+      const unsigned ticket = threadIdx.x == 0 && gridDim.x > 1 && next < tiles ? take_ticket(header) : UINT_MAX;
       const std::size_t first_vec = static_cast<std::size_t>(current) * kTileVectors + mine;
       const bool whole_tile = whole(current);
       Tile<T> tile;
@@ -170,14 +176,30 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
             tile.v[r][k] = i >= 0 && static_cast<std::size_t>(i) < n ? in[i] : T(0);
           }
       }
+      __syncthreads();  // the staging read (and ticket_shared) before either is written again
+      if (kStaged && next < tiles && whole(next)) stage_tile(next);
       const T segment = tile.template scan_segment<kInclusive>();
-      if (threadIdx.x == 0) next_shared = ticket;
+      if (threadIdx.x == 0) ticket_shared = ticket;
       T aggregate;
       const T warp_offset = block_warp_offsets<Tile<T>::kWarps>(segment, aggregate);  // one barrier
-      // The next tile on its way before the look-back can wait.
-      const unsigned next = next_shared;
-      if (kStaged && next < tiles && whole(next)) stage_tile(next);
-      tile.add(block_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate) + warp_offset);
+      const unsigned after = ticket_shared;
+      if ((kVariant & 2) && after < tiles) {
+        const std::size_t line = static_cast<std::size_t>(after) * kTileVectors + 8 * threadIdx.x;
+        if (4 * line < n + shift) asm volatile("prefetch.global.L2 [%0];" ::"l"(vectors + line));
+      }
+      T prefix;
+      if constexpr ((kVariant & 1) != 0) {
+        prefix = block_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate);
+      } else {
+        __shared__ T tile_prefix;
+        if (threadIdx.x < 32) {
+          const T p = tile_exclusive_prefix(descriptors, TileTicket{current, epoch}, aggregate);
+          if (threadIdx.x == 0) tile_prefix = p;
+        }
+        __syncthreads();
+        prefix = tile_prefix;
+      }
+      tile.add(prefix + warp_offset);
 
       if (kVectorStores && whole_tile) {
         auto* dst = reinterpret_cast<Vec4<T>*>(reinterpret_cast<std::uintptr_t>(out) - 4 * shift) + first_vec;
@@ -195,6 +217,7 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
       }
       if (next >= tiles) break;
       current = next;
+      next = after;
     }
   }
   __syncthreads();  // every thread past its last look-back before thread 0 counts the block done
@@ -235,14 +258,17 @@ void launch(const ScanArgs& a) {
   const auto grid =
       static_cast<unsigned>(tiles == 1 || a.grid == 0 ? tiles : std::clamp<std::size_t>(a.grid, 2, tiles));
   const bool vector_stores = shift_of(a.out) == shift;
+  static const int variant = std::getenv("SCAN07") ? std::atoi(std::getenv("SCAN07")) : 0;
   dispatch(a.type, a.kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
     constexpr bool kInclusive = decltype(tag)::inclusive;
-    auto kernel =
-        vector_stores ? staged_lookback_scan<T, kInclusive, true> : staged_lookback_scan<T, kInclusive, false>;
-    static const int bytes[2] = {staged_bytes(staged_lookback_scan<T, kInclusive, false>),
-                                 staged_bytes(staged_lookback_scan<T, kInclusive, true>)};
-    kernel<<<grid, kBlock, bytes[vector_stores], a.stream>>>(static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n,
+    auto kernel = vector_stores ? staged_lookback_scan<T, kInclusive, true, 0> : staged_lookback_scan<T, kInclusive, false, 0>;
+    if (variant == 1) kernel = vector_stores ? staged_lookback_scan<T, kInclusive, true, 1> : staged_lookback_scan<T, kInclusive, false, 1>;
+    if (variant == 2) kernel = vector_stores ? staged_lookback_scan<T, kInclusive, true, 2> : staged_lookback_scan<T, kInclusive, false, 2>;
+    if (variant == 3) kernel = vector_stores ? staged_lookback_scan<T, kInclusive, true, 3> : staged_lookback_scan<T, kInclusive, false, 3>;
+    static const int bytes[2][4] = {{staged_bytes(staged_lookback_scan<T, kInclusive, false, 0>), staged_bytes(staged_lookback_scan<T, kInclusive, false, 1>), staged_bytes(staged_lookback_scan<T, kInclusive, false, 2>), staged_bytes(staged_lookback_scan<T, kInclusive, false, 3>)},
+                                 {staged_bytes(staged_lookback_scan<T, kInclusive, true, 0>), staged_bytes(staged_lookback_scan<T, kInclusive, true, 1>), staged_bytes(staged_lookback_scan<T, kInclusive, true, 2>), staged_bytes(staged_lookback_scan<T, kInclusive, true, 3>)}};
+    kernel<<<grid, kBlock, bytes[vector_stores][variant], a.stream>>>(static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n,
                                                              shift, static_cast<unsigned>(tiles),
                                                              static_cast<unsigned char*>(a.scratch), capacity);
     CUDA_CHECK_LAUNCH();
@@ -259,7 +285,7 @@ int staged_lookback_blocks_per_sm(const common::DeviceInfo& device) {
 }
 
 int staged_lookback_occupancy() {
-  auto* kernel = staged_lookback_scan<unsigned, true, true>;
+  auto* kernel = staged_lookback_scan<unsigned, true, true, 0>;
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, staged_bytes(kernel)));
   return blocks;
