@@ -82,12 +82,6 @@ struct ScanStage {
   void (*launch)(const ScanArgs& args) = nullptr;
 };
 
-// Stage 07's blocks per SM: what its plan expects of `device` (the launch bounds' two, one
-// where 64 KiB of shared memory a block do not fit twice), and what the CUDA runtime gives
-// its kernel on the current GPU (a GPU test compares them).
-int staged_lookback_blocks_per_sm(const common::DeviceInfo& device);
-int staged_lookback_occupancy();
-
 // "05" for stage 5, the id for a baseline.
 std::string stage_key(const ScanStage& s);
 bool computes(const ScanStage& s, ScanKind k);

@@ -200,33 +200,6 @@ TEST_CASE("the stages scan past 4096 tile sums and three levels of tiles", "[sca
     }
 }
 
-TEST_CASE("stage 07's blocks take several tiles each: many waves, misaligned, in place", "[scan][lookback]") {
-  const scan::ScanStage* s = scan::find_stage("07");
-  REQUIRE(s != nullptr);
-  // The plan's blocks per SM are the ones the CUDA runtime gives the kernel on this GPU.
-  CHECK(scan::staged_lookback_blocks_per_sm(gpu_test::device()) == scan::staged_lookback_occupancy());
-  const std::size_t wave = s->plan(std::size_t{1} << 30, scan::ValueType::i32, gpu_test::device()).grid;
-  REQUIRE(wave >= 2);
-  // 3.5 waves of tiles and a few values: each block takes three or four tiles, the last
-  // one partial. An input 1 element past a 16-byte boundary makes the first tile partial
-  // too; an output 2 past one takes the scalar stores.
-  const std::size_t n = wave * 16384 * 7 / 2 + 5;
-  struct Placement {
-    std::size_t in_at, out_at;
-    bool in_place;
-  };
-  const Placement placements[] = {{0, 0, false}, {0, 0, true}, {1, 1, false}, {1, 1, true}, {1, 2, false}};
-  for (const scan::ValueType type : kTypes)
-    for (const scan::ScanKind kind : kKinds)
-      for (const Placement& p : placements) {
-        INFO(scan::type_name(type) << " " << scan::kind_name(kind) << " n = " << n << " input at +" << p.in_at
-                                   << " output at +" << p.out_at << (p.in_place ? " in place" : ""));
-        const scan::ScanVerdict v = Case(*s, type, kind, n, kGuard + p.in_at, kGuard + p.out_at, p.in_place).run();
-        INFO(v.detail);
-        CHECK(v.ok);
-      }
-}
-
 TEST_CASE("misaligned inputs and outputs, each offset by 0 to 3 elements", "[scan]") {
   for (const scan::ScanStage* s : rows_for(scan::ScanKind::inclusive)) {
     if (s->entry != scan::Entry::stage) continue;

@@ -34,10 +34,10 @@ std::vector<unsigned> int_scan(const std::vector<unsigned>& in, scan::ScanKind k
 
 }  // namespace
 
-TEST_CASE("scan registry: seven stages in order, then CUB's two rows and the copy", "[scan]") {
+TEST_CASE("scan registry: six stages in order, then CUB's two rows and the copy", "[scan]") {
   const auto& r = scan::registry();
-  REQUIRE(r.size() == 10);
-  for (int i = 0; i < 7; ++i) {
+  REQUIRE(r.size() == 9);
+  for (int i = 0; i < 6; ++i) {
     CHECK(r[i].entry == scan::Entry::stage);
     CHECK(r[i].number == i + 1);
   }
@@ -46,15 +46,13 @@ TEST_CASE("scan registry: seven stages in order, then CUB's two rows and the cop
   CHECK(&stage("vector_lookback") == &r[4]);
   CHECK(scan::stage_key(r[5]) == "06");
   CHECK(&stage("prefetch_lookback") == &r[5]);
-  CHECK(scan::stage_key(r[6]) == "07");
-  CHECK(&stage("staged_lookback") == &r[6]);
   CHECK(scan::computes(stage("cub_inclusive"), scan::ScanKind::inclusive));
   CHECK_FALSE(scan::computes(stage("cub_inclusive"), scan::ScanKind::exclusive));
   CHECK(scan::select_stages("2-4").size() == 3);
-  CHECK(scan::select_stages("stages").size() == 7);
+  CHECK(scan::select_stages("stages").size() == 6);
   CHECK(scan::select_stages("baselines").size() == 3);
   CHECK(scan::select_stages("copy,1,01").size() == 2);
-  CHECK_THROWS_AS(scan::select_stages("8"), common::UsageError);
+  CHECK_THROWS_AS(scan::select_stages("7"), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages("4-2"), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages(","), common::UsageError);
   CHECK_THROWS_AS(scan::select_stages("cub"), common::UsageError);
@@ -109,7 +107,7 @@ TEST_CASE("scan launcher refusals come before any GPU work", "[scan]") {
   a.n = 100000;
   a.scratch = nullptr;
   a.scratch_bytes = 0;
-  for (const char* key : {"01", "02", "03", "04", "05", "06", "07"})
+  for (const char* key : {"01", "02", "03", "04", "05", "06"})
     CHECK_THROWS_AS(scan::launch(stage(key), a), std::invalid_argument);
 }
 
@@ -131,11 +129,6 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
     CHECK(p6.scratch_bytes == scan::lookback_scratch_bytes((n + 3 + 16383) / 16384));
     CHECK(p6.grid == (n + 16383) / 16384);
     CHECK(p6.prefetch_tiles == 1);  // a device of no SMs described: at least one tile ahead
-    // Stage 07: 06's tiles and scratch, and a grid of at most one wave.
-    const auto p7 = stage("07").plan(n, scan::ValueType::i32, device);
-    CHECK(p7.zero_scratch_once);
-    CHECK(p7.scratch_bytes == p6.scratch_bytes);
-    CHECK(p7.grid == 0);  // no SMs described, no wave: the launcher gives each tile a block
     // Scan-then-add: 4 bytes per tile total of each level above the first.
     const auto p1 = stage("01").plan(n, scan::ValueType::i32, device);
     std::size_t values = 0;
@@ -158,32 +151,6 @@ TEST_CASE("scan plans: scratch for every tile and alignment, depths that grow as
   h200.sm_count = 132;
   CHECK(stage("06").plan(std::size_t{1} << 26, scan::ValueType::i32, h200).prefetch_tiles == 66);
   CHECK(stage("05").plan(std::size_t{1} << 26, scan::ValueType::i32, h200).prefetch_tiles == 0);
-}
-
-TEST_CASE("scan stage 07 plans one wave: two blocks per SM where two 64 KiB tiles fit", "[scan]") {
-  common::DeviceInfo h200;  // compute capability 9.0: 2,048 threads and 228 KiB of shared memory an SM
-  h200.cc_major = 9;
-  h200.sm_count = 132;
-  h200.max_threads_per_sm = 2048;
-  h200.shared_mem_per_sm = 233472;
-  CHECK(scan::staged_lookback_blocks_per_sm(h200) == 2);
-  CHECK(stage("07").plan(std::size_t{1} << 26, scan::ValueType::i32, h200).grid == 264);
-  CHECK(stage("07").plan(100 * 16384, scan::ValueType::f32, h200).grid == 100);  // fewer tiles than a wave
-  common::DeviceInfo a10 = h200;  // 8.6: 1,536 threads and 100 KiB: one tile of shared memory
-  a10.cc_major = 8;
-  a10.cc_minor = 6;
-  a10.max_threads_per_sm = 1536;
-  a10.shared_mem_per_sm = 102400;
-  CHECK(scan::staged_lookback_blocks_per_sm(a10) == 1);
-  common::DeviceInfo t4 = a10;  // 7.5: no staging (no cp.async), so shared memory does not count
-  t4.cc_major = 7;
-  t4.cc_minor = 5;
-  t4.max_threads_per_sm = 1024;
-  t4.shared_mem_per_sm = 65536;
-  CHECK(scan::staged_lookback_blocks_per_sm(t4) == 2);
-  common::DeviceInfo b200 = h200;  // 10.0: the launch bounds ask for one block (common/sm_limits.hpp)
-  b200.cc_major = 10;
-  CHECK(scan::staged_lookback_blocks_per_sm(b200) == 1);
 }
 
 TEST_CASE("int scan check: exact, wrapping, each kind, the first wrong output named", "[scan]") {

@@ -48,8 +48,7 @@ def test_scan_help_and_list():
     s = [scan_bin()]
     expect(s + ["--help"], 0, out_needles=("--type", "--kind", "--stages", "--sweep", "--csv", "Exit codes"))
     expect(s + ["--list"], 0,
-           out_needles=("01\tblock_scan", "05\tvector_lookback", "06\tprefetch_lookback", "07\tstaged_lookback",
-                        "cub_inclusive", "copy"),
+           out_needles=("01\tblock_scan", "05\tvector_lookback", "06\tprefetch_lookback", "cub_inclusive", "copy"),
            absent=("cub_exclusive",))
     expect(s + ["--list", "--kind", "exclusive", "--stages", "4-5"], 0,
            out_needles=("04\tdecoupled_lookback", "cub_exclusive", "copy"), absent=("cub_inclusive", "03\t"))
@@ -67,7 +66,7 @@ SCAN_REFUSALS = [
     (["--n", "5", "--sweep", "2^10:2^12"], "cannot be combined"),
     (["--type", "double"], "--type"),
     (["--kind", "both"], "--kind"),
-    (["--stages", "8"], "unknown stage"),
+    (["--stages", "7"], "unknown stage"),
     (["--stages", "copy_tiles"], "unknown stage"),  # a bound is asked for with --bounds
     (["--stages", "5-3"], "range"),
     (["--stages", "cub_exclusive"], "cub_exclusive computes exclusive"),
