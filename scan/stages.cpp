@@ -17,7 +17,6 @@ ScanStage describe_reduce_then_scan();
 ScanStage describe_decoupled_lookback();
 ScanStage describe_vector_lookback();
 ScanStage describe_prefetch_lookback();
-ScanStage describe_shared_tile();
 ScanStage describe_cub_inclusive();
 ScanStage describe_cub_exclusive();
 ScanStage describe_copy();
@@ -27,11 +26,9 @@ const char* kind_name(ScanKind k) { return k == ScanKind::inclusive ? "inclusive
 
 const std::vector<ScanStage>& registry() {
   static const std::vector<ScanStage> stages = {
-      describe_block_scan(),       describe_padded_block_scan(),
-      describe_reduce_then_scan(), describe_decoupled_lookback(),
-      describe_vector_lookback(),  describe_prefetch_lookback(),
-      describe_shared_tile(),      describe_cub_inclusive(),
-      describe_cub_exclusive(),    describe_copy(),
+      describe_block_scan(),         describe_padded_block_scan(), describe_reduce_then_scan(),
+      describe_decoupled_lookback(), describe_vector_lookback(),   describe_prefetch_lookback(),
+      describe_cub_inclusive(),      describe_cub_exclusive(),     describe_copy(),
   };
   return stages;
 }
