@@ -3,7 +3,7 @@
 // first and fenced by guard words that must stay untouched; in place; the single-pass
 // stages' look-back under two streams at once, over 1,000 launches in a row of varied
 // n on one scratch, with stale descriptors of the launch before, and across the
-// epoch's wrap; and the runner end to end.
+// epoch's wrap; and the runner end to end. Every wait for a scan has a deadline (wait_or_fail.hpp).
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -19,8 +19,13 @@
 #include "lookback_layout.hpp"
 #include "runner.hpp"
 #include "scan.hpp"
+#include "wait_or_fail.hpp"
 
 namespace {
+
+// A look-back that never ends stops the binary with a message after this long (ctest's
+// TIMEOUT of 600 s is the second line of defence); the largest scan here takes milliseconds.
+constexpr double kHungAfterSeconds = 60.0;
 
 constexpr std::size_t kGuard = 8;  // poisoned words before and after every output
 
@@ -98,8 +103,10 @@ class Case {
     scan::launch(s_, a);
   }
 
-  // Waits for `stream`, then checks the guards, the input (unless in place) and the output.
+  // Waits for `stream` (or stops the binary if it hangs), then checks the guards, the input
+  // (unless in place) and the output.
   scan::ScanVerdict finish(cudaStream_t stream) {
+    gpu_test::wait_or_fail(stream, kHungAfterSeconds, "scan " + scan::stage_key(s_) + " of n = " + std::to_string(n_));
     std::vector<unsigned> in_back(n_ + 2 * kGuard);
     std::vector<unsigned> out_back(n_ + 2 * kGuard);
     CUDA_CHECK(cudaMemcpyAsync(in_back.data(), in_.get(), 4 * in_back.size(), cudaMemcpyDeviceToHost, stream));
@@ -289,6 +296,8 @@ TEST_CASE("1,000 launches in a row of varied n on one scratch", "[scan][lookback
       a.stream = gpu_test::stream();
       a.prefetch_tiles = plan.prefetch_tiles;
       scan::launch(*s, a);
+      gpu_test::wait_or_fail(gpu_test::stream(), kHungAfterSeconds,
+                             "scan " + scan::stage_key(*s) + " launch " + std::to_string(i));
       CUDA_CHECK(cudaMemcpyAsync(back.data(), out.get(), 4 * n, cudaMemcpyDeviceToHost, gpu_test::stream()));
       CUDA_CHECK(cudaStreamSynchronize(gpu_test::stream()));
       const scan::ScanVerdict v = scan::check_int_scan(input.data(), back.data(), n, kind);
