@@ -24,8 +24,8 @@
 namespace scan {
 namespace {
 
-// Stage 06's shape (scan/06_prefetch_lookback.cu; a host test keeps the grid and the
-// prefetch distance equal to its plan's).
+// Stage 06's shape (scan/06_prefetch_lookback.cu; a host test keeps the grid equal to its
+// plan's, and the prefetch distance is taken from that plan).
 constexpr int kBlock = 512;
 constexpr int kRows = 8;
 constexpr unsigned kTileVectors = kBlock * kRows;  // 4,096 vectors: 16,384 values
@@ -107,11 +107,11 @@ ScanPlan stream_plan(std::size_t n, ValueType, const common::DeviceInfo& device)
   return p;
 }
 
-ScanPlan tiles_plan(std::size_t n, ValueType, const common::DeviceInfo& device) {
+ScanPlan tiles_plan(std::size_t n, ValueType type, const common::DeviceInfo& device) {
   ScanPlan p;
   p.grid = static_cast<unsigned>(tiles_of(n));
-  p.scratch_bytes = 4 * tiles_of(n);                                           // phases_tiles: one block total per tile
-  p.prefetch_tiles = static_cast<unsigned>(std::max(1, device.sm_count / 2));  // as stage 06
+  p.scratch_bytes = 4 * tiles_of(n);                                          // phases_tiles: one block total per tile
+  p.prefetch_tiles = find_stage("06")->plan(n, type, device).prefetch_tiles;  // stage 06's own distance
   return p;
 }
 
