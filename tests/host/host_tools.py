@@ -1,5 +1,6 @@
 """What several host tests share: load_script() imports one of scripts/*.py as a module,
-run_script() runs it as a program, gpus_present() counts the GPUs CUDA sees."""
+run_script() runs it as a program, gpus_present() counts the GPUs CUDA sees, and the
+checks of a program's command line (expect, one_sentence, refusal_problems)."""
 import importlib.util
 import os
 import shutil
@@ -39,3 +40,31 @@ def gpus_present():
 def detail(text) -> str:
     """': TEXT' for an assertion's message when TEXT says something, else nothing."""
     return f": {text}" if str(text) else ""
+
+
+def expect(problems, label, ok, detail):
+    """Adds '`label`: `detail`' to `problems` unless `ok`: a test gathers every problem
+    before it fails, so one run names them all."""
+    if not ok:
+        problems.append(f"{label}: {detail}")
+
+
+def one_sentence(name, err):
+    """One line on stderr, naming the program, ending with a full stop."""
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
+
+
+def refusal_problems(result, code, needle, stderr_lines=None):
+    """What keeps `result` (a finished subprocess.run) from being a refusal: exit `code`,
+    one line on stderr naming `needle` (one of `stderr_lines` when given: the program's own
+    among a launcher's), and nothing on stdout. The empty list when it is one."""
+    lines = stderr_lines if stderr_lines is not None else [x for x in result.stderr.splitlines() if x.strip()]
+    problems = []
+    if result.returncode != code:
+        problems.append(f"exit {result.returncode}, expected {code}")
+    if len(lines) != 1 or needle not in lines[0]:
+        problems.append(f"expected one line naming {needle!r}")
+    if result.stdout:
+        problems.append(f"stdout not empty: {result.stdout[:200]!r}")
+    return problems

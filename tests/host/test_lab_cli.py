@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 from conftest import env_arg, run_as_script
+from host_tools import expect, one_sentence
 
 
 def program():
@@ -25,16 +26,9 @@ def run(args):
     return p.returncode, p.stdout, p.stderr
 
 
-def expect(problems, label, ok, detail):
-    if not ok:
-        problems.append(f"{label}: {detail}")
-
-
-def one_sentence(err):
-    """One line on stderr, naming the program, ending with a full stop."""
-    name = os.path.basename(program())
-    lines = err.strip().splitlines()
-    return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
+def one_program_sentence(err):
+    """One line on stderr, naming this program, ending with a full stop."""
+    return one_sentence(os.path.basename(program()), err)
 
 
 def test_help():
@@ -71,21 +65,21 @@ def test_refusals_and_missing_device(tmp_path):
         (["--csv", os.path.join(scratch, "a.csv"), "--bogus"], "unknown option '--bogus'"),
     ]:
         rc, out, err = run(args)
-        expect(problems, f"{args}", rc == 2 and needle in err and one_sentence(err),
+        expect(problems, f"{args}", rc == 2 and needle in err and one_program_sentence(err),
                f"exit {rc} (expected 2), stderr {err!r} (expected one sentence with {needle!r})")
     expect(problems, "no file written by a refused run", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
     # No such device, with or without a GPU in this machine: exit 3 before any work.
     csv = os.path.join(scratch, "r.csv")
     rc, out, err = run(["--device", "1023", "--csv", csv])
-    expect(problems, "--device 1023", rc == 3 and one_sentence(err) and out == "",
+    expect(problems, "--device 1023", rc == 3 and one_program_sentence(err) and out == "",
            f"exit {rc} (expected 3), stdout {out!r}, stderr {err!r}")
     expect(problems, "no file written for a missing device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
     # With no GPU at all, a plain run stops with exit 3 too.
     if "No CUDA device" in err:
         rc, out, err = run(["--csv", csv, f"--json={scratch}/r.json"])
-        expect(problems, "no GPU", rc == 3 and "No CUDA device" in err and one_sentence(err),
+        expect(problems, "no GPU", rc == 3 and "No CUDA device" in err and one_program_sentence(err),
                f"exit {rc} (expected 3), stderr {err!r}")
         expect(problems, "no file written without a GPU", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
     assert not problems, f"{os.path.basename(program())}:\n" + "\n".join(problems)

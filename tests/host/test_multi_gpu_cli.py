@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import env_arg, run_as_script
-from host_tools import gpus_present
+from host_tools import gpus_present, refusal_problems
 
 
 def run(*args, cwd):
@@ -29,14 +29,7 @@ def expect(args, code, needle, cwd):
     """`args` gives exit `code` with one line on stderr holding `needle`, and writes nothing."""
     before = sorted(os.listdir(cwd))
     r = run(*args, cwd=cwd)
-    lines = [x for x in r.stderr.splitlines() if x.strip()]
-    problems = []
-    if r.returncode != code:
-        problems.append(f"exit {r.returncode}, expected {code}")
-    if len(lines) != 1 or needle not in lines[0]:
-        problems.append(f"expected one line naming {needle!r}")
-    if r.stdout:
-        problems.append(f"stdout not empty: {r.stdout[:200]!r}")
+    problems = refusal_problems(r, code, needle)
     if sorted(os.listdir(cwd)) != before:
         problems.append(f"files changed: {sorted(os.listdir(cwd))}")
     assert not problems, f"{args}: " + "; ".join(problems) + f"\n    stderr: {r.stderr.strip()!r}"

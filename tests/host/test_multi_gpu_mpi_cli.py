@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import run_as_script
-from host_tools import gpus_present
+from host_tools import gpus_present, refusal_problems
 
 SKIPPED_EXIT_CODE = 77  # not built, or no mpiexec: every test skips and the file exits 77
 PREFIX = "multi_gpu_mpi:"
@@ -48,14 +48,7 @@ def expect(mpi, args, code, needle, cwd, ranks=2):
     (mpiexec's own lines aside), nothing on stdout, and no file written."""
     before = sorted(os.listdir(cwd))
     r = run(mpi, args, cwd, ranks)
-    ours = [x for x in r.stderr.splitlines() if x.startswith(PREFIX)]
-    problems = []
-    if r.returncode != code:
-        problems.append(f"exit {r.returncode}, expected {code}")
-    if len(ours) != 1 or needle not in ours[0]:
-        problems.append(f"expected one line from the program naming {needle!r}")
-    if r.stdout:
-        problems.append(f"stdout not empty: {r.stdout[:200]!r}")
+    problems = refusal_problems(r, code, needle, [x for x in r.stderr.splitlines() if x.startswith(PREFIX)])
     if sorted(os.listdir(cwd)) != before:
         problems.append(f"files changed: {sorted(os.listdir(cwd))}")
     assert not problems, f"-np {ranks} {args}: " + "; ".join(problems) + f"\n    stderr: {r.stderr.strip()[:600]!r}"

@@ -15,7 +15,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import env_arg, run_as_script
+from host_tools import expect, one_sentence
 
 
 def warp_tools():
@@ -29,17 +32,6 @@ def volatile_last_warp():
 def run(program, args):
     p = subprocess.run([program] + args, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
-
-
-def expect(problems, label, ok, detail):
-    if not ok:
-        problems.append(f"{label}: {detail}")
-
-
-def one_sentence(name, err):
-    """One line on stderr, naming the program, ending with a full stop."""
-    lines = err.strip().splitlines()
-    return len(lines) == 1 and lines[0].startswith(f"{name}: ") and lines[0].rstrip().endswith(".")
 
 
 def check_refusals(problems, program, cases, scratch):
@@ -63,18 +55,30 @@ def check_no_device(problems, program, args, scratch):
     expect(problems, f"{name}: no file written without a device", os.listdir(scratch) == [], f"found {os.listdir(scratch)}")
 
 
-# ---- warp_tools ---------------------------------------------------------------------------
+# ---- --help of both programs -----------------------------------------------------------
 
 
-def test_warp_tools_help():
+HELP = [
+    (warp_tools, ("usage: warp_tools", "--n N", "--csv FILE", "--json FILE", "--device D", "--reps R", "--warm-l2",
+                  "__reduce_add_sync", "__ballot_sync", "cooperative_groups::reduce", "u32-reduce-add", "f32-ballot",
+                  "chapters/08_warp_shuffles.md", "chapters/09_cooperative_groups.md", "Exit codes")),
+    (volatile_last_warp, ("usage: volatile_last_warp", "--variant V", "volatile, syncwarp or shuffle", "--n N",
+                          "--device D", "racecheck", "chapters/08_warp_shuffles.md", "Exit codes")),
+]
+
+
+@pytest.mark.parametrize("program, needles", HELP, ids=[p.__name__ for p, _ in HELP])
+def test_help(program, needles):
+    name = program.__name__
     problems = []
-    rc, out, err = run(warp_tools(), ["--help"])
-    expect(problems, "warp_tools --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-    for needle in ("usage: warp_tools", "--n N", "--csv FILE", "--json FILE", "--device D", "--reps R", "--warm-l2",
-                   "__reduce_add_sync", "__ballot_sync", "cooperative_groups::reduce", "u32-reduce-add", "f32-ballot",
-                   "chapters/08_warp_shuffles.md", "chapters/09_cooperative_groups.md", "Exit codes"):
-        expect(problems, f"warp_tools --help names {needle!r}", needle in out, f"output {out!r}")
+    rc, out, err = run(program(), ["--help"])
+    expect(problems, f"{name} --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    for needle in needles:
+        expect(problems, f"{name} --help names {needle!r}", needle in out, f"output {out!r}")
     assert not problems, "\n".join(problems)
+
+
+# ---- warp_tools ---------------------------------------------------------------------------
 
 
 def test_warp_tools_refusals_and_missing_device(tmp_path):
@@ -102,16 +106,6 @@ def test_warp_tools_refusals_and_missing_device(tmp_path):
 
 
 # ---- volatile_last_warp -------------------------------------------------------------------
-
-
-def test_volatile_last_warp_help():
-    problems = []
-    rc, out, err = run(volatile_last_warp(), ["--help"])
-    expect(problems, "volatile_last_warp --help", rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
-    for needle in ("usage: volatile_last_warp", "--variant V", "volatile, syncwarp or shuffle", "--n N", "--device D",
-                   "racecheck", "chapters/08_warp_shuffles.md", "Exit codes"):
-        expect(problems, f"volatile_last_warp --help names {needle!r}", needle in out, f"output {out!r}")
-    assert not problems, "\n".join(problems)
 
 
 def test_volatile_last_warp_refusals_and_missing_device(tmp_path):
