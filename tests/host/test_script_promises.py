@@ -57,6 +57,15 @@ def check(ok: bool, what: str) -> None:
 
 # ---- the repository copy and the sandbox ---------------------------------------------
 
+def executable(path: Path, text: str) -> Path:
+    """`text` written to `path` (its folders made) as a program anyone may run: the stand-in
+    programs the scripts are run against."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
 def tracked_files(root: Path) -> list[str]:
     """The repository's tracked files (git ls-files), or every file outside build*/,
     .git and .deps where there is no git."""
@@ -127,9 +136,7 @@ def replay():
 
 
     def stand_in(name: str, body: str) -> None:
-        path = bin_dir / name
-        path.write_text("#!/usr/bin/env bash\n" + body)
-        path.chmod(0o755)
+        executable(bin_dir / name, "#!/usr/bin/env bash\n" + body)
 
 
     # nvidia-smi that finds no GPU (on a GPU machine too).
@@ -268,10 +275,7 @@ def replay():
 
     def stand_in_build(root: Path) -> Path:
         """A build folder whose runner finds no GPU (as the stand-in cmake makes)."""
-        (root / "reduction").mkdir(parents=True, exist_ok=True)
-        reduce = root / "reduction" / "reduce"
-        reduce.write_text('#!/bin/sh\necho "reduce: No CUDA device was found." >&2\nexit 3\n')
-        reduce.chmod(0o755)
+        executable(root / "reduction" / "reduce", '#!/bin/sh\necho "reduce: No CUDA device was found." >&2\nexit 3\n')
         (root / "build.ninja").touch()
         (root / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n")
         return root
@@ -312,9 +316,7 @@ def replay():
             case("no GPU, BUILD_DIR=build", argv, 3, env={"BUILD_DIR": "build"}, needle=NO_GPU)
             case("no GPU, OUT=results/h200", argv, 3, env={"OUT": "results/h200", "BUILD_DIR": str(sandbox / "b")},
                  needle=NO_GPU)
-        sanitizer = sandbox / "compute-sanitizer"
-        sanitizer.write_text("#!/bin/sh\nexit 0\n")
-        sanitizer.chmod(0o755)
+        sanitizer = executable(sandbox / "compute-sanitizer", "#!/bin/sh\nexit 0\n")
         # Its bad inputs: exit 2 first, whatever the GPU.
         for argv, env, needle in [
             (["device.sh", "bogus"], {}, "unknown step 'bogus'"),
@@ -344,16 +346,13 @@ def replay():
         # With a GPU (a stand-in nvidia-smi naming an H100): the results go to results/h100,
         # each file written whole, and nothing else changes.
         gpu_bin = work / "gpu_bin"
-        gpu_bin.mkdir()
-        (gpu_bin / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n")
-        (gpu_bin / "nvidia-smi").chmod(0o755)
+        executable(gpu_bin / "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n")
         with_gpu = {"PATH": f"{gpu_bin}{os.pathsep}{BASE_ENV['PATH']}"}
         table_build = sandbox / "table_build"
-        (table_build / "reduction").mkdir(parents=True)
-        (table_build / "reduction" / "reduce").write_text(
+        executable(
+            table_build / "reduction" / "reduce",
             '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --csv ] && printf "key,gbs\\n01,1\\n" > "$2"; shift; done\n'
             'echo "01 reduce table"\n')
-        (table_build / "reduction" / "reduce").chmod(0o755)
         h100 = repo / "results" / "h100"
         case("a GPU: device.sh table", ["device.sh", "table"], 0, env={**with_gpu, "TABLE_SIZES": "20",
              "BUILD_DIR": str(table_build), "REDUCTION_COMMIT": "abc1234"},
@@ -428,11 +427,10 @@ def replay():
              2, needle="is not a directory")
         # profile.sh, which takes a build: exit 3 before its folders or files exist.
         listing_build = sandbox / "listing_build"
-        (listing_build / "reduction").mkdir(parents=True)
-        (listing_build / "reduction" / "reduce").write_text(
+        executable(
+            listing_build / "reduction" / "reduce",
             "#!/bin/sh\ncase \" $* \" in *\" --list \"*) printf '13\\tlast_block\\tstage\\tx\\ty\\tz\\n'; exit 0 ;; esac\n"
             "echo 'reduce: No CUDA device was found.' >&2\nexit 3\n")
-        (listing_build / "reduction" / "reduce").chmod(0o755)
         case("profile.sh no GPU", ["profile.sh", "13", "--build", str(listing_build), "--out", str(sandbox / "prof")], 3,
              env={"NCU": str(sanitizer)}, needle=NO_GPU)
         for argv in (["plot.py"], ["plot_access.py"], ["compare_bits.py", a, b], ["diagrams.py"], ["update_docs.py"],
